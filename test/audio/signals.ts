@@ -1,0 +1,38 @@
+// Shared test signals and measurements for the audio tests (not a test file itself).
+
+export function sine(freq: number, seconds: number, rate: number, amp = 0.5): Float32Array {
+  const n = Math.round(seconds * rate);
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = amp * Math.sin((2 * Math.PI * freq * i) / rate);
+  return x;
+}
+
+/** Frequency of a clean tone from its rising zero crossings, interpolated between samples. */
+export function toneFrequency(x: Float32Array, rate: number): number {
+  const crossings: number[] = [];
+  for (let i = 1; i < x.length; i++) {
+    if (x[i - 1] < 0 && x[i] >= 0) crossings.push(i - 1 + -x[i - 1] / (x[i] - x[i - 1]));
+  }
+  if (crossings.length < 2) return 0;
+  return ((crossings.length - 1) * rate) / (crossings[crossings.length - 1] - crossings[0]);
+}
+
+export function semitones(a: number, b: number): number {
+  return Math.abs(12 * Math.log2(a / b));
+}
+
+export function concatF32(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export function rms(x: Float32Array): number {
+  let s = 0;
+  for (const v of x) s += v * v;
+  return Math.sqrt(s / Math.max(1, x.length));
+}
