@@ -1,0 +1,52 @@
+import type { Db } from '../store/database.ts';
+import { randomToken, sha256Hex } from './secrets.ts';
+
+/** One-time sign-in tokens: 32 random bytes, stored only as SHA-256, single use, newest link wins. */
+export class MagicLinkService {
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs: number,
+  ) {}
+
+  async issue(email: string): Promise<string> {
+    const token = randomToken(32);
+    const now = new Date();
+    await this.db.transaction().execute(async (trx) => {
+      // A newer link voids every older unused one for the same address.
+      await trx.deleteFrom('magic_links').where('email', '=', email).execute();
+      await trx
+        .insertInto('magic_links')
+        .values({
+          token_hash: sha256Hex(token),
+          email,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
+          used_at: null,
+        })
+        .execute();
+    });
+    return token;
+  }
+
+  /**
+   * Marks the token used and returns its address, or null when it is unknown, used or expired. One
+   * conditional UPDATE does the check and the claim, so of two concurrent verifies exactly one wins.
+   */
+  async consume(token: string): Promise<string | null> {
+    const now = new Date().toISOString();
+    const row = await this.db
+      .updateTable('magic_links')
+      .set({ used_at: now })
+      .where('token_hash', '=', sha256Hex(token))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning('email')
+      .executeTakeFirst();
+    return row?.email ?? null;
+  }
+
+  /** Drops links that can no longer be used. */
+  async prune(): Promise<void> {
+    await this.db.deleteFrom('magic_links').where('expires_at', '<', new Date().toISOString()).execute();
+  }
+}

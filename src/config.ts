@@ -1,0 +1,96 @@
+import { resolve } from 'node:path';
+
+/** Typed, validated, frozen configuration read once from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: URL;
+  /** The origin cookie-authenticated writes must carry. */
+  publicOrigin: string;
+  secureCookies: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  rateLimitPerMinute: number;
+  loginRateLimitPerMinute: number;
+  /** Sign-in requests per e-mail address per hour, whoever asks. */
+  loginAddressLimitPerHour: number;
+  maxTextChars: number;
+  metricsToken: string | null;
+  magicLinkTtlMs: number;
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  workers: number | null;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): URL | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return parsed;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? new URL(`http://localhost:${port}`);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  const workersRaw = env.WORKERS;
+  const config: Config = {
+    port,
+    host,
+    dataDir: resolve(env.DATA_DIR?.trim() || './data'),
+    publicUrl,
+    publicOrigin: publicUrl.origin,
+    secureCookies: publicUrl.protocol === 'https:',
+    smtpUrl: smtpUrl ? smtpUrl.toString() : null,
+    mailFrom: env.MAIL_FROM?.trim() || `Voxsmith <no-reply@${publicUrl.hostname}>`,
+    databaseUrl: databaseUrl ? databaseUrl.toString() : null,
+    redisUrl: redisUrl ? redisUrl.toString() : null,
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    loginRateLimitPerMinute: int(env, 'LOGIN_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
+    loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
+    maxTextChars: int(env, 'MAX_TEXT_CHARS', 10_000, 1, 1_000_000),
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
+    magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 15, 1, 24 * 60) * MINUTE,
+    sessionIdleMs: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365) * DAY,
+    sessionMaxMs: int(env, 'SESSION_MAX_DAYS', 30, 1, 3650) * DAY,
+    workers: workersRaw === undefined || workersRaw.trim() === '' ? null : int(env, 'WORKERS', 1, 1, 256),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+  if (config.sessionIdleMs > config.sessionMaxMs) {
+    throw new ConfigError('SESSION_IDLE_DAYS must not exceed SESSION_MAX_DAYS');
+  }
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(config.logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${levels.join(', ')}`);
+  return Object.freeze(config);
+}

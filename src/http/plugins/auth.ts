@@ -1,0 +1,51 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { Principal } from '../types.ts';
+
+export const SESSION_COOKIE = 'vox_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Resolves the caller from whatever credential the request carries. A Bearer header that does not name a
+ * live key is refused outright (the same 401 whether malformed, unknown or revoked); a stale session
+ * cookie just means "not signed in".
+ */
+export async function resolvePrincipal(app: FastifyInstance, request: FastifyRequest, bearer: string | null): Promise<Principal | null> {
+  if (bearer !== null) {
+    const key = await app.services.apiKeys.authenticate(bearer);
+    if (!key) throw new AppError('unauthorized', 'Invalid API key');
+    return { via: 'key', userId: key.userId, keyId: key.keyId };
+  }
+  const sessionId = request.cookies[SESSION_COOKIE];
+  if (!sessionId) return null;
+  const session = await app.services.sessions.resolve(sessionId);
+  return session ? { via: 'session', userId: session.userId, sessionIdHash: session.idHash } : null;
+}
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError('unauthorized', 'Authorization header must be "Bearer <API key>"');
+  return match[1];
+}
+
+/** Cookie-authenticated writes must come from our own origin; Bearer requests cannot be forged by a page. */
+export function checkOrigin(app: FastifyInstance, request: FastifyRequest): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  if (request.headers.origin !== app.config.publicOrigin) throw new AppError('csrf');
+}
+
+/** preHandler for routes marked "required" in the spec. */
+export async function requireAuth(this: FastifyInstance, request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (!request.principal) throw new AppError('unauthorized');
+  if (request.principal.via === 'session') checkOrigin(this, request);
+}
+
+export const authPlugin = fp(async function auth(app: FastifyInstance) {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    request.principal = await resolvePrincipal(app, request, bearerToken(request));
+  });
+});

@@ -1,0 +1,47 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { RateDecision } from '../../store/shared-state/shared-state.ts';
+
+const MINUTE = 60_000;
+
+/** RateLimit-Policy / RateLimit headers of the IETF httpapi draft, in whole seconds. */
+export function setRateHeaders(reply: FastifyReply, decision: RateDecision, windowMs: number, policy: string): void {
+  reply.header('RateLimit-Policy', `"${policy}";q=${decision.limit};w=${Math.round(windowMs / 1000)}`);
+  reply.header('RateLimit', `"${policy}";r=${decision.remaining};t=${Math.max(0, Math.ceil(decision.resetMs / 1000))}`);
+}
+
+export function rateLimitError(decision: RateDecision): AppError {
+  // Never 0 and never fractional: a client sleeping Retry-After seconds must then get through.
+  const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new AppError('rate_limited', `Rate limit exceeded: ${decision.limit} requests per window; retry in ${seconds} s`, {
+    'Retry-After': String(seconds),
+  });
+}
+
+/** Counts a hit and throws the 429 when over; used by the hook and by handlers with their own keys. */
+export async function enforce(app: FastifyInstance, reply: FastifyReply, key: string, limit: number, windowMs: number, policy: string): Promise<void> {
+  const decision = await app.services.sharedState.hit(key, limit, windowMs);
+  setRateHeaders(reply, decision, windowMs, policy);
+  if (!decision.allowed) {
+    throw rateLimitError(decision);
+  }
+}
+
+export function apiRateKey(request: FastifyRequest): string {
+  const p = request.principal;
+  if (!p) return `api:ip:${request.ip}`;
+  return p.via === 'key' ? `api:key:${p.keyId}` : `api:user:${p.userId}`;
+}
+
+/** Routes opt in with `config: { rateLimit: 'api' | 'login' }`; runs after the auth hook. */
+export const rateLimitPlugin = fp(async function rateLimit(app: FastifyInstance) {
+  app.addHook('onRequest', async (request, reply) => {
+    const kind = request.routeOptions.config.rateLimit;
+    if (kind === 'api') {
+      await enforce(app, reply, apiRateKey(request), app.config.rateLimitPerMinute, MINUTE, 'api');
+    } else if (kind === 'login') {
+      await enforce(app, reply, `login:ip:${request.ip}`, app.config.loginRateLimitPerMinute, MINUTE, 'login');
+    }
+  });
+});

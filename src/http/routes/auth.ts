@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors.ts';
+import { sha256Hex } from '../../accounts/secrets.ts';
+import { checkOrigin, SESSION_COOKIE } from '../plugins/auth.ts';
+import { enforce } from '../plugins/rate-limit.ts';
+
+const HOUR = 3_600_000;
+// Deliberately loose: one @, no spaces, a dot in the domain. The mail server is the real judge.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+
+const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), plan: Type.String() });
+
+export function normalizeEmail(raw: string): string | null {
+  const email = raw.trim().toLowerCase();
+  return email.length <= 254 && EMAIL.test(email) ? email : null;
+}
+
+export async function authRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { magicLinks, users, sessions, mailer } = app.services;
+
+  const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
+    reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
+
+  r.post(
+    '/api/auth/login',
+    {
+      config: { rateLimit: 'login' },
+      schema: {
+        body: Type.Object({ email: Type.String({ maxLength: 320 }) }),
+        response: { 200: Type.Object({ message: Type.String() }) },
+      },
+    },
+    async (request, reply) => {
+      // A page on another site must not be able to make our users request links.
+      if (request.headers.origin !== undefined) checkOrigin(app, request);
+      const email = normalizeEmail(request.body.email);
+      if (!email) throw new AppError('validation', 'email must be a valid e-mail address');
+      await enforce(app, reply, `login:addr:${sha256Hex(email)}`, app.config.loginAddressLimitPerHour, HOUR, 'login-address');
+      const token = await magicLinks.issue(email);
+      const link = new URL('verify', app.config.publicUrl.href.endsWith('/') ? app.config.publicUrl : `${app.config.publicUrl.href}/`);
+      link.searchParams.set('token', token);
+      const minutes = Math.round(app.config.magicLinkTtlMs / 60_000);
+      try {
+        await mailer.send({
+          to: email,
+          subject: 'Your Voxsmith sign-in link',
+          text: `Sign in to Voxsmith:\n\n${link.href}\n\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.\n`,
+          html: `<p>Sign in to Voxsmith:</p><p><a href="${link.href}">Sign in</a></p><p>The link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.</p>`,
+        });
+      } catch (err) {
+        request.log.error({ err: { message: (err as Error).message } }, 'sending the sign-in mail failed');
+        throw new AppError('mail_unavailable');
+      }
+      // The same answer for every address, known or not.
+      return { message: `If ${email} can receive mail, a sign-in link is on its way. It works once and expires in ${minutes} minutes.` };
+    },
+  );
+
+  r.post(
+    '/api/auth/verify',
+    {
+      config: { rateLimit: 'login' },
+      schema: {
+        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: { 200: Type.Object({ user: UserSchema }) },
+      },
+    },
+    async (request, reply) => {
+      // Login CSRF: only our own pages (or non-browser clients, which send no Origin) may sign someone in.
+      if (request.headers.origin !== undefined) checkOrigin(app, request);
+      const email = await magicLinks.consume(request.body.token);
+      if (!email) throw new AppError('invalid_token');
+      const user = await users.findOrCreate(email);
+      const sessionId = await sessions.create(user.id);
+      sessionCookie(reply, sessionId, sessions.maxAgeSeconds);
+      return { user };
+    },
+  );
+
+  r.get('/api/auth/session', async (request) => {
+    const p = request.principal;
+    return { user: p ? await users.findById(p.userId) : null };
+  });
+
+  r.post('/api/auth/logout', async (request, reply) => {
+    const p = request.principal;
+    if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
+    checkOrigin(app, request);
+    await sessions.destroy(p.sessionIdHash);
+    await app.services.sharedState.publish({ type: 'session-ended', idHash: p.sessionIdHash });
+    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
+    return { message: 'Signed out' };
+  });
+}

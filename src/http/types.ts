@@ -1,0 +1,23 @@
+import type { Config } from '../config.ts';
+import type { Services } from '../services.ts';
+
+/** Who is calling: an API key or a dashboard session. */
+export type Principal =
+  | { via: 'key'; userId: string; keyId: string }
+  | { via: 'session'; userId: string; sessionIdHash: string };
+
+/** Which limit a route counts against. */
+export type RateLimitClass = 'api' | 'login';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Readonly<Config>;
+    services: Services;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    rateLimit?: RateLimitClass;
+  }
+}

@@ -1,0 +1,21 @@
+import type { ApiKeyService } from './accounts/api-keys.ts';
+import type { MagicLinkService } from './accounts/magic-links.ts';
+import type { Mailer } from './accounts/mailer.ts';
+import type { SessionService } from './accounts/sessions.ts';
+import type { UsageService } from './accounts/usage.ts';
+import type { UserService } from './accounts/users.ts';
+import type { Db } from './store/database.ts';
+import type { SharedState } from './store/shared-state/shared-state.ts';
+
+/** Every service the routes use, built once by the composition root (app.ts). */
+export interface Services {
+  db: Db;
+  dbDialect: 'sqlite' | 'postgres';
+  sharedState: SharedState;
+  mailer: Mailer;
+  users: UserService;
+  magicLinks: MagicLinkService;
+  sessions: SessionService;
+  apiKeys: ApiKeyService;
+  usage: UsageService;
+}

@@ -1,0 +1,55 @@
+import type { RateDecision, SharedEvent, SharedState } from './shared-state.ts';
+
+/** Shared state for a single node: a sliding-window log per key and an in-process broadcast. */
+export class MemorySharedState implements SharedState {
+  readonly kind = 'memory';
+  private readonly windows = new Map<string, { hits: number[]; windowMs: number }>();
+  private readonly listeners = new Set<(event: SharedEvent) => void>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    // Forget idle keys so one-off clients (many IPs) cannot grow the map without bound.
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const now = this.now();
+    let entry = this.windows.get(key);
+    if (!entry) {
+      entry = { hits: [], windowMs };
+      this.windows.set(key, entry);
+    }
+    entry.windowMs = windowMs;
+    const hits = entry.hits;
+    while (hits.length > 0 && hits[0] <= now - windowMs) hits.shift();
+    if (hits.length >= limit) {
+      const retryAfterMs = hits[hits.length - limit] + windowMs - now;
+      return { allowed: false, limit, remaining: 0, retryAfterMs, resetMs: hits[hits.length - 1] + windowMs - now };
+    }
+    hits.push(now);
+    return { allowed: true, limit, remaining: limit - hits.length, retryAfterMs: 0, resetMs: hits[0] + windowMs - now };
+  }
+
+  async publish(event: SharedEvent): Promise<void> {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  subscribe(listener: (event: SharedEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.listeners.clear();
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.windows) {
+      const last = entry.hits[entry.hits.length - 1];
+      if (last === undefined || last <= now - entry.windowMs) this.windows.delete(key);
+    }
+  }
+}

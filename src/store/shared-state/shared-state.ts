@@ -1,0 +1,29 @@
+/** The outcome of counting one request against a limit. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Milliseconds until a request would be allowed again (0 when allowed). */
+  retryAfterMs: number;
+  /** Milliseconds until the window holds no counted request. */
+  resetMs: number;
+}
+
+/** Events every node must hear about at once. */
+export type SharedEvent =
+  | { type: 'key-revoked'; keyId: string }
+  | { type: 'session-ended'; idHash: string };
+
+/**
+ * State that must agree across nodes: rate-limit counters and a broadcast channel. In-memory for one node,
+ * Redis for several; both pass the same shared suite.
+ */
+export interface SharedState {
+  readonly kind: string;
+  /** Counts a hit for `key` in a sliding window, refusing it when `limit` hits already fall in the window. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  publish(event: SharedEvent): Promise<void>;
+  /** Returns a function that unsubscribes. */
+  subscribe(listener: (event: SharedEvent) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { SmtpSink } from './smtp-sink.ts';
+
+export interface TestServer {
+  app: FastifyInstance;
+  base: string;
+  origin: string;
+  dataDir: string;
+  mail: SmtpSink;
+  logs: string[];
+  /** fetch against the server with a JSON body and optional cookie/bearer. */
+  request(path: string, init?: RequestOptions): Promise<Response>;
+  /** Signs in through the real magic-link flow; returns the session cookie header value. */
+  signIn(email: string): Promise<{ cookie: string; user: { id: string; email: string; plan: string } }>;
+  /** Signs in and creates an API key. */
+  newKey(email: string, name?: string): Promise<{ key: string; id: string; cookie: string }>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  method?: string;
+  json?: unknown;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+  cookie?: string;
+  bearer?: string;
+  /** Adds the service's own Origin (what a browser on the dashboard sends). */
+  sameOrigin?: boolean;
+}
+
+export interface StartOptions extends AppOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'voxsmith-test-'));
+  const mail = new SmtpSink();
+  const smtpUrl = await mail.start();
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  // PUBLIC_URL must be known before listening; reserve the port by listening first on 0 is not possible with
+  // a fixed config, so the origin check uses a fixed public URL that tests send as Origin.
+  const publicUrl = 'http://voxsmith.test';
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SMTP_URL: smtpUrl,
+    MAIL_FROM: 'Voxsmith <noreply@voxsmith.test>',
+    PUBLIC_URL: publicUrl,
+    LOG_LEVEL: 'info',
+    // Generous limits so suites that sign in often are not throttled; the rate-limit tests set their own.
+    RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
+    ...options.env,
+  });
+  const app = await buildApp(config, { logStream, ...options });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  const request = (path: string, init: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.json !== undefined) headers['content-type'] = 'application/json';
+    if (init.cookie) headers.cookie = init.cookie;
+    if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
+    if (init.sameOrigin) headers.origin = config.publicOrigin;
+    return fetch(base + path, {
+      method: init.method ?? (init.json !== undefined || init.body !== undefined ? 'POST' : 'GET'),
+      headers,
+      body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+    });
+  };
+
+  const signIn = async (email: string) => {
+    const before = mail.messages.length;
+    const login = await request('/api/auth/login', { json: { email } });
+    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+    const token = await mail.tokenFor(email, before);
+    const verify = await request('/api/auth/verify', { json: { token } });
+    if (verify.status !== 200) throw new Error(`verify failed: ${verify.status} ${await verify.text()}`);
+    const setCookie = verify.headers.getSetCookie().find((c) => c.startsWith('vox_session='));
+    if (!setCookie) throw new Error('no session cookie');
+    const body = (await verify.json()) as { user: { id: string; email: string; plan: string } };
+    return { cookie: setCookie.split(';')[0], user: body.user };
+  };
+
+  const newKey = async (email: string, name = 'test') => {
+    const { cookie } = await signIn(email);
+    const res = await request('/api/auth/api-keys', { json: { name }, cookie, sameOrigin: true });
+    if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { key: string; id: string };
+    return { key: body.key, id: body.id, cookie };
+  };
+
+  return {
+    app,
+    base,
+    origin: config.publicOrigin,
+    dataDir,
+    mail,
+    logs,
+    request,
+    signIn,
+    newKey,
+    close: async () => {
+      await app.close();
+      await mail.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
