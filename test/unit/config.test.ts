@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+test('defaults: port 8080, ./data, SQLite, local mail, 10 000 characters', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.ok(c.dataDir.endsWith('/data'));
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.smtpUrl, null);
+  assert.equal(c.maxTextChars, 10_000);
+  assert.equal(c.rateLimitPerMinute, 60);
+  assert.equal(c.publicOrigin, 'http://localhost:8080');
+  assert.ok(Object.isFrozen(c));
+});
+
+test('https PUBLIC_URL makes cookies Secure', () => {
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://tts.example.com' }).secureCookies, true);
+});
+
+for (const [name, env, pattern] of [
+  ['bad port', { PORT: 'eighty' }, /PORT/],
+  ['port out of range', { PORT: '70000' }, /PORT/],
+  ['bad url', { PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+  ['wrong database scheme', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+  ['wrong redis scheme', { REDIS_URL: 'http://x' }, /REDIS_URL/],
+  ['negative limit', { RATE_LIMIT_PER_MINUTE: '-5' }, /RATE_LIMIT_PER_MINUTE/],
+  ['zero text', { MAX_TEXT_CHARS: '0' }, /MAX_TEXT_CHARS/],
+] as const) {
+  test(`refuses ${name} with a clear message`, () => {
+    assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message));
+  });
+}
