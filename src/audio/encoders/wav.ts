@@ -1,0 +1,99 @@
+import { float32ChannelsToBuffer, SampleFormat } from '@echogarden/wave-codec';
+import { int16Bytes } from './pcm.ts';
+import { concatBytes, EMPTY, type StreamEncoder } from './types.ts';
+
+export type WavSampleFormat = 'pcm16' | 'mulaw';
+
+// A streamed file cannot know its length up front. 0xFFFFFFFF is the conventional "until end of file"
+// size: ffmpeg/ffprobe, browsers and most players then read to EOF (measured: ffprobe gives the exact
+// duration). Tools that trust the header (soxi, Python's wave) do not; they need the buffered form.
+const UNKNOWN = 0xffffffff;
+
+/**
+ * RIFF/WAVE header. PCM uses the 16-byte fmt chunk; mu-law the 18-byte one plus a `fact` chunk with the
+ * sample count, which the format requires for non-PCM data (left out when streaming, where the count is
+ * unknown and a wrong one would be believed).
+ */
+export function wavHeader(format: WavSampleFormat, sampleRate: number, dataBytes: number | undefined): Uint8Array {
+  const mulaw = format === 'mulaw';
+  const bytesPerSample = mulaw ? 1 : 2;
+  const withFact = mulaw && dataBytes !== undefined;
+  const fmtSize = mulaw ? 18 : 16;
+  const size = 12 + 8 + fmtSize + (withFact ? 12 : 0) + 8;
+  const h = new DataView(new ArrayBuffer(size));
+  let at = 0;
+  const tag = (s: string) => {
+    for (let i = 0; i < 4; i++) h.setUint8(at++, s.charCodeAt(i));
+  };
+  const u32 = (v: number) => {
+    h.setUint32(at, v, true);
+    at += 4;
+  };
+  const u16 = (v: number) => {
+    h.setUint16(at, v, true);
+    at += 2;
+  };
+  tag('RIFF');
+  u32(dataBytes === undefined ? UNKNOWN : size - 8 + dataBytes + (dataBytes & 1));
+  tag('WAVE');
+  tag('fmt ');
+  u32(fmtSize);
+  u16(mulaw ? SampleFormat.Mulaw : SampleFormat.PCM);
+  u16(1);
+  u32(sampleRate);
+  u32(sampleRate * bytesPerSample);
+  u16(bytesPerSample);
+  u16(bytesPerSample * 8);
+  if (mulaw) u16(0);
+  if (withFact) {
+    tag('fact');
+    u32(4);
+    u32(dataBytes);
+  }
+  tag('data');
+  u32(dataBytes === undefined ? UNKNOWN : dataBytes);
+  return new Uint8Array(h.buffer);
+}
+
+function samplesToBytes(format: WavSampleFormat, x: Float32Array): Uint8Array {
+  return format === 'mulaw' ? float32ChannelsToBuffer([x], 8, SampleFormat.Mulaw) : int16Bytes(x);
+}
+
+export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean): StreamEncoder {
+  const contentType = 'audio/wav';
+  if (buffered) {
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    return {
+      contentType,
+      sampleRate,
+      write(samples) {
+        const b = samplesToBytes(format, samples);
+        parts.push(b);
+        bytes += b.length;
+        return EMPTY;
+      },
+      end() {
+        // RIFF chunks are word-aligned; an odd mu-law byte count needs one pad byte after the data.
+        const pad = bytes & 1 ? [new Uint8Array(1)] : [];
+        return concatBytes([wavHeader(format, sampleRate, bytes), ...parts, ...pad]);
+      },
+    };
+  }
+  let headerSent = false;
+  return {
+    contentType,
+    sampleRate,
+    write(samples) {
+      const b = samplesToBytes(format, samples);
+      if (headerSent) return b;
+      headerSent = true;
+      return concatBytes([wavHeader(format, sampleRate, undefined), b]);
+    },
+    end() {
+      if (headerSent) return EMPTY;
+      headerSent = true;
+      return wavHeader(format, sampleRate, undefined);
+    },
+  };
+}
