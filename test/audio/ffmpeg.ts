@@ -60,12 +60,12 @@ export function probe(path: string, extraArgs: string[] = []): Probe {
 }
 
 /** Decodes with ffmpeg to mono float32 at `rate` (the file's own rate when omitted); stderr must be clean. */
-export function ffmpegDecode(path: string, opts: { rate?: number; inputArgs?: string[] } = {}): Float32Array {
+export function ffmpegDecode(path: string, opts: { rate?: number; inputArgs?: string[]; filter?: string } = {}): Float32Array {
   const r = spawnSync(
     'ffmpeg',
     [
       '-v', 'error', ...(opts.inputArgs ?? []), '-i', path,
-      '-ac', '1', ...(opts.rate ? ['-ar', String(opts.rate)] : []), '-f', 'f32le', '-',
+      ...(opts.filter ? ['-af', opts.filter] : []), '-ac', '1', ...(opts.rate ? ['-ar', String(opts.rate)] : []), '-f', 'f32le', '-',
     ],
     { maxBuffer: 1 << 28 },
   );
