@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors.ts';
+import { parseVoiceFilter } from '../../voices/filter.ts';
+import { isValidSearchQuery, MAX_SEARCH_QUERY_CHARS } from '../../voices/search.ts';
+import { toPublicVoice } from '../../voices/voice.ts';
+
+/** Voice list and search are public; a signed-in caller (key or session) also sees their own voices. */
+export async function voiceRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { voices } = app.services;
+
+  r.get(
+    '/api/voices',
+    { schema: { querystring: Type.Object({ language: Type.Optional(Type.String()), gender: Type.Optional(Type.String()) }) } },
+    async (request) => {
+      const parsed = parseVoiceFilter(request.query);
+      if (!parsed.ok) throw new AppError('validation', parsed.error);
+      const list = await voices.list(parsed.filter, request.principal?.userId ?? null);
+      return { voices: list.map(toPublicVoice) };
+    },
+  );
+
+  r.get(
+    '/api/voices/search',
+    { schema: { querystring: Type.Object({ q: Type.Optional(Type.String()), limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }) } },
+    async (request) => {
+      const { q } = request.query;
+      if (q === undefined || q.trim() === '') throw new AppError('validation', 'q is required: free-text keywords such as "british female"');
+      if (!isValidSearchQuery(q)) throw new AppError('validation', `q must be at most ${MAX_SEARCH_QUERY_CHARS} characters of text`);
+      const limit = request.query.limit === undefined ? undefined : Math.min(200, Number(request.query.limit));
+      const found = await voices.search(q, request.principal?.userId ?? null, limit);
+      return { voices: found.map(toPublicVoice) };
+    },
+  );
+}

@@ -1,0 +1,54 @@
+import { BUILTIN_VOICES, resolveBuiltin } from './builtin.ts';
+import { filterVoices, type VoiceFilter } from './filter.ts';
+import { createVoiceSearch, type VoiceSearch } from './search.ts';
+import type { Voice } from './voice.ts';
+
+/** Where users' own voices (clones, bred voices) live; the forge provides the database-backed one. */
+export interface OwnedVoiceStore {
+  listByOwner(ownerId: string): Promise<Voice[]>;
+  /** The voice with this id if `ownerId` owns it. */
+  getOwned(id: string, ownerId: string): Promise<Voice | null>;
+}
+
+/**
+ * Every voice a caller can use: the built-in catalog for everyone, plus their own voices. Other users'
+ * voices are never listed, found or resolved (they answer as unknown).
+ */
+export class VoiceLibrary {
+  private readonly index: VoiceSearch;
+
+  constructor(
+    private readonly owned: OwnedVoiceStore | null,
+    private readonly builtins: readonly Voice[] = BUILTIN_VOICES,
+  ) {
+    this.index = createVoiceSearch(builtins);
+  }
+
+  private async ownedBy(viewer: string | null): Promise<Voice[]> {
+    return viewer && this.owned ? this.owned.listByOwner(viewer) : [];
+  }
+
+  async list(filter: VoiceFilter, viewer: string | null): Promise<Voice[]> {
+    return filterVoices([...(await this.ownedBy(viewer)), ...this.builtins], filter);
+  }
+
+  async search(q: string, viewer: string | null, limit?: number): Promise<Voice[]> {
+    // Owned voices are (re)indexed on demand: another node may have created or deleted them, so the
+    // database list decides visibility and stale index entries stay hidden.
+    const mine = await this.ownedBy(viewer);
+    for (const v of mine) this.index.add(v);
+    const visibleOwned = new Set(mine.map((v) => v.id));
+    return this.index.search(q, (v) => v.source === 'builtin' || visibleOwned.has(v.id), limit);
+  }
+
+  /** `default`, a built-in id, or one of the viewer's own voices; null for anything else. */
+  async resolve(id: string, viewer: string | null): Promise<Voice | null> {
+    const builtin = resolveBuiltin(id);
+    if (builtin) return builtin;
+    return viewer && this.owned ? this.owned.getOwned(id, viewer) : null;
+  }
+
+  forget(id: string): void {
+    this.index.remove(id);
+  }
+}
