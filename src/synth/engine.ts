@@ -1,0 +1,99 @@
+import type { EngineId, VoiceControls, VoiceSpec } from './voice-spec.ts';
+
+/** A base voice an engine ships, as the catalog needs to list it. */
+export interface EngineVoiceInfo {
+  /** What VoiceSpec.base takes. */
+  base: string;
+  /** The engine's own display name. */
+  name: string;
+  /** Language tags the voice speaks, most preferred first (espeak's own codes, lower case). */
+  languages: readonly string[];
+  gender?: 'female' | 'male';
+}
+
+export interface EngineCapabilities {
+  /** The engine reports when each word starts. */
+  wordEvents: boolean;
+  /** Audio arrives in several chunks per sentence rather than one buffer. */
+  streaming: boolean;
+  /** VoiceSpec.controls fields the engine renders natively; others are ignored. */
+  controls: readonly (keyof VoiceControls)[];
+  /** VoiceSpec.variant names a shipped variant. */
+  variants: boolean;
+  /** The request speed range that changes the output; speeds outside it are clamped (no time-stretching). */
+  speedRange: readonly [min: number, max: number];
+}
+
+/** Metadata only: importing it never loads an engine. */
+export interface EngineInfo {
+  id: EngineId;
+  label: string;
+  description: string;
+  /** Every language tag any of its voices speaks. */
+  languages: readonly string[];
+  /** Usual native rate; a chunk states its own rate (flite's kal is 8 kHz). */
+  sampleRate: number;
+  capabilities: EngineCapabilities;
+  voices: readonly EngineVoiceInfo[];
+  /** Shipped variant names VoiceSpec.variant accepts (empty when the engine has none). */
+  variants: readonly string[];
+}
+
+export interface SynthesisOptions {
+  /** Multiplier of the voice's normal rate (1 = normal); VoiceSpec.controls.rate multiplies on top. */
+  speed: number;
+  /** Aborting ends the iteration early without an error. */
+  signal?: AbortSignal;
+  /**
+   * Called by an engine from inside long synchronous work (between its own chunks), so the host can
+   * drain control messages (e.g. receiveMessageOnPort) and abort `signal` while the event loop is busy.
+   */
+  checkpoint?: () => void;
+}
+
+/** A word of the input text and when it starts in the audio of one synthesize() call. */
+export interface EngineWord {
+  text: string;
+  /** UTF-16 offset and length of the word in the text given to synthesize(). */
+  offset: number;
+  length: number;
+  /** Seconds from the start of this call's audio. */
+  time: number;
+}
+
+export interface EngineChunk {
+  /** Mono samples in [-1, 1] at `sampleRate`. */
+  samples: Float32Array;
+  sampleRate: number;
+  words?: EngineWord[];
+}
+
+export interface Engine {
+  readonly info: EngineInfo;
+  /**
+   * Renders one piece of text (a sentence). Breaking the iteration or aborting the signal stops the work.
+   * Throws on an unknown base voice or variant.
+   */
+  synthesize(text: string, voice: VoiceSpec, options: SynthesisOptions): AsyncIterable<EngineChunk>;
+  /** Runs a short synthesis so the first real request does not pay for JIT warm-up. */
+  warmUp(): Promise<void>;
+}
+
+/** What an engine module (src/synth/engines/<id>/engine.ts) exports; only worker threads import it. */
+export interface EngineModule {
+  createEngine(): Promise<Engine>;
+}
+
+export class UnknownVoiceError extends Error {
+  constructor(engine: EngineId, what: string) {
+    super(`${engine}: unknown voice ${JSON.stringify(what)}`);
+    this.name = 'UnknownVoiceError';
+  }
+}
+
+/** The effective speaking-rate multiplier of a request and a voice. */
+export function rateOf(voice: VoiceSpec, speed: number): number {
+  const r = speed * (voice.controls?.rate ?? 1);
+  if (!Number.isFinite(r) || r <= 0) throw new RangeError(`invalid speed ${speed}`);
+  return r;
+}

@@ -1,0 +1,140 @@
+import type { Engine, EngineChunk, EngineWord, SynthesisOptions } from '../../engine.ts';
+import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import type { VoiceSpec } from '../../voice-spec.ts';
+import {
+  ESPEAK_BASE_WPM,
+  ESPEAK_MAX_WPM,
+  ESPEAK_MIN_WPM,
+  ESPEAK_SAMPLE_RATE,
+  espeakInfo,
+  findEspeakVariant,
+  findEspeakVoice,
+} from './info.ts';
+import { hasControls, renderVariant } from './variant.ts';
+
+// Structural view of the Emscripten module (it ships no typings): only what is used here.
+interface RawEvent {
+  type: string;
+  text_position: number;
+  word_length: number;
+  audio_position: number;
+}
+interface RawWorker {
+  set_voice(name: string): number;
+  set_rate(wpm: number): void;
+  synthesize(text: string, callback: (samples: Int16Array | null, events: RawEvent[]) => boolean): void;
+}
+interface RawModule {
+  eSpeakNGWorker: new () => RawWorker;
+  FS: {
+    readFile(path: string, opts: { encoding: 'utf8' }): string;
+    writeFile(path: string, data: string): void;
+  };
+}
+
+const VARIANT_DIR = '/usr/share/espeak-ng-data/voices/!v';
+
+/** Words per minute for a rate multiplier; espeak ignores values outside 80..450, so they are clamped. */
+export function espeakWpm(rate: number): number {
+  return Math.round(Math.min(ESPEAK_MAX_WPM, Math.max(ESPEAK_MIN_WPM, ESPEAK_BASE_WPM * rate)));
+}
+
+class EspeakEngine implements Engine {
+  readonly info = espeakInfo;
+  private readonly written = new Set<string>();
+
+  constructor(
+    private readonly m: RawModule,
+    private readonly worker: RawWorker,
+  ) {}
+
+  /** The set_voice name for a spec, writing a variant file first when controls ask for one. */
+  voiceName(voice: VoiceSpec): string {
+    const entry = findEspeakVoice(voice.base);
+    if (!entry) throw new UnknownVoiceError('espeak', voice.base);
+    let variant: string | undefined;
+    if (voice.variant !== undefined && voice.variant !== '') {
+      variant = findEspeakVariant(voice.variant);
+      if (!variant) throw new UnknownVoiceError('espeak', `${voice.base}+${voice.variant}`);
+    }
+    if (hasControls(voice.controls) && voice.controls) {
+      const shipped = variant ? this.m.FS.readFile(`${VARIANT_DIR}/${variant}`, { encoding: 'utf8' }) : undefined;
+      const rendered = renderVariant(voice.controls, shipped);
+      if (!this.written.has(rendered.name)) {
+        this.m.FS.writeFile(`${VARIANT_DIR}/${rendered.name}`, rendered.text);
+        this.written.add(rendered.name);
+      }
+      variant = rendered.name;
+    }
+    return variant ? `${entry.identifier}+${variant}` : entry.identifier;
+  }
+
+  async *synthesize(text: string, voice: VoiceSpec, options: SynthesisOptions): AsyncGenerator<EngineChunk> {
+    const { signal, checkpoint } = options;
+    const name = this.voiceName(voice);
+    if (signal?.aborted) return;
+    // espeak keeps one current voice per instance, so select and render in the same synchronous step.
+    if (this.worker.set_voice(name) !== 0) throw new UnknownVoiceError('espeak', name);
+    this.worker.set_rate(espeakWpm(rateOf(voice, options.speed)));
+    const chunks: EngineChunk[] = [];
+    const offsets = codePointOffsets(text);
+    let pending: EngineWord[] = [];
+    let lastWordAt = -1;
+    this.worker.synthesize(text, (samples, events) => {
+      for (const ev of events) {
+        if (ev.type !== 'word' || ev.text_position === lastWordAt) continue;
+        lastWordAt = ev.text_position;
+        const start = offsets[Math.min(offsets.length - 1, Math.max(0, ev.text_position - 1))];
+        const end = offsets[Math.min(offsets.length - 1, Math.max(0, ev.text_position - 1 + ev.word_length))];
+        pending.push({ text: text.slice(start, end), offset: start, length: end - start, time: ev.audio_position / 1000 });
+      }
+      if (samples && samples.length > 0) {
+        const f = new Float32Array(samples.length);
+        for (let i = 0; i < samples.length; i++) f[i] = samples[i] / 32768;
+        chunks.push({ samples: f, sampleRate: ESPEAK_SAMPLE_RATE, ...(pending.length ? { words: pending } : {}) });
+        pending = [];
+      }
+      checkpoint?.();
+      return signal?.aborted === true;
+    });
+    if (pending.length > 0) {
+      chunks.push({ samples: new Float32Array(0), sampleRate: ESPEAK_SAMPLE_RATE, words: pending });
+    }
+    for (const c of chunks) {
+      if (signal?.aborted) return;
+      yield c;
+    }
+  }
+
+  async warmUp(): Promise<void> {
+    // V8 tiers wasm up only after code has run a while: the first runs are 10-20x slower than later ones
+    // (measured: ~400 ms, then ~20 ms for 4 s of speech), so a request should never be among them.
+    const text = 'Warming up the speech engine: one, two, three. Is it ready yet? Yes, it is ready now!';
+    for (let i = 0; i < 8; i++) {
+      const voice: VoiceSpec = { engine: 'espeak', base: i % 2 === 0 ? 'en-us' : 'de' };
+      for await (const _ of this.synthesize(text, voice, { speed: 1 })) {
+        // drain
+      }
+    }
+  }
+}
+
+/** UTF-16 index of each code point (espeak counts code points, 1-based), plus the end of the text. */
+function codePointOffsets(text: string): number[] {
+  const out: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    out.push(i);
+    i += ch.length;
+  }
+  out.push(i);
+  return out;
+}
+
+export async function createEngine(): Promise<Engine> {
+  // A computed specifier: the package ships no typings, the structural cast above stands in for them.
+  const specifier = '@echogarden/espeak-ng-emscripten';
+  const imported = (await import(specifier)) as { default: () => Promise<RawModule> };
+  const m = await imported.default();
+  return new EspeakEngine(m, new m.eSpeakNGWorker());
+}

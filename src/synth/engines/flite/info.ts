@@ -1,0 +1,44 @@
+import type { EngineInfo, EngineVoiceInfo } from '../../engine.ts';
+
+export const FLITE_SAMPLE_RATE = 16000;
+/** duration_stretch = 1 / rate; flite stays intelligible across this whole range. */
+export const FLITE_MIN_RATE = 0.25;
+export const FLITE_MAX_RATE = 4;
+
+export interface FliteVoiceEntry extends EngineVoiceInfo {
+  sampleRate: number;
+}
+
+export const FLITE_VOICES: readonly FliteVoiceEntry[] = [
+  { base: 'slt', name: 'CMU US SLT', languages: ['en-us', 'en'], gender: 'female', sampleRate: 16000 },
+  { base: 'awb', name: 'CMU US AWB (Scottish speaker)', languages: ['en-gb-scotland', 'en'], gender: 'male', sampleRate: 16000 },
+  { base: 'rms', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000 },
+  { base: 'kal16', name: 'CMU US KAL (16 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000 },
+  { base: 'kal', name: 'CMU US KAL (8 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 8000 },
+];
+
+export function findFliteVoice(base: string): FliteVoiceEntry | undefined {
+  const b = base.trim().toLowerCase();
+  return FLITE_VOICES.find((v) => v.base === b);
+}
+
+export const fliteInfo: EngineInfo = {
+  id: 'flite',
+  label: 'Flite',
+  description: 'CMU Flite diphone/cluster-unit voices: the most intelligible English here; one sentence at a time.',
+  languages: ['en', 'en-gb-scotland', 'en-us'],
+  sampleRate: FLITE_SAMPLE_RATE,
+  capabilities: {
+    wordEvents: false,
+    streaming: false,
+    controls: ['pitchHz', 'rate'],
+    variants: false,
+    speedRange: [FLITE_MIN_RATE, FLITE_MAX_RATE],
+  },
+  voices: FLITE_VOICES.map(({ base, name, languages, gender }) => ({ base, name, languages, ...(gender ? { gender } : {}) })),
+  variants: [],
+};
+
+export function fliteLanguageOf(base: string): string | undefined {
+  return findFliteVoice(base)?.languages[0];
+}

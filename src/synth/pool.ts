@@ -1,0 +1,103 @@
+// The worker pool: a fixed set of piscina threads, each holding its own loaded engines for its lifetime.
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { TransferListItem } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { isWorkerEvent, type SpeakResult, type WorkerTask } from './protocol.ts';
+
+export interface PoolOptions {
+  /** Threads; default os.availableParallelism(). */
+  workers?: number;
+  /**
+   * Requests a thread interleaves (between sentences). More than one keeps a stalled slow client from
+   * holding a whole thread. Default 4.
+   */
+  tasksPerWorker?: number;
+}
+
+export interface PoolStats {
+  queued: number;
+  running: number;
+  workers: number;
+}
+
+export class SynthPool {
+  private readonly piscina: Piscina<WorkerTask, SpeakResult>;
+  private readonly size: number;
+  private readonly readyThreads = new Set<number>();
+  private failure: Error | undefined;
+  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private inFlight = 0;
+  private closed = false;
+
+  constructor(options: PoolOptions = {}) {
+    this.size = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
+    this.piscina = new Piscina<WorkerTask, SpeakResult>({
+      filename: fileURLToPath(new URL('./worker.ts', import.meta.url)),
+      minThreads: this.size,
+      maxThreads: this.size,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      concurrentTasksPerWorker: Math.max(1, Math.floor(options.tasksPerWorker ?? 4)),
+      // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
+      atomics: 'disabled',
+    });
+    this.piscina.on('message', (msg: unknown) => {
+      if (!isWorkerEvent(msg)) return;
+      if (msg.type === 'engines-ready') this.readyThreads.add(msg.threadId);
+      else this.failure = new Error(`speech engines failed to load: ${msg.message}`);
+      this.settleWaiters();
+    });
+    this.piscina.on('workerDestroy', (worker: { threadId: number }) => {
+      this.readyThreads.delete(worker.threadId);
+    });
+    this.piscina.on('error', (err: unknown) => {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      this.settleWaiters();
+    });
+  }
+
+  private settleWaiters(): void {
+    const done = this.failure !== undefined || this.readyThreads.size >= this.size;
+    if (!done) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) {
+      if (this.failure) w.reject(this.failure);
+      else w.resolve();
+    }
+  }
+
+  /** Resolves once every thread has loaded and warmed up its engines. */
+  ready(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.readyThreads.size >= this.size) return Promise.resolve();
+    // Idle piscina threads are unref'd: without a handle of our own, a process that only awaits this
+    // promise would exit before the workers report.
+    const keepAlive = setInterval(() => {}, 60_000);
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject })).finally(() =>
+      clearInterval(keepAlive),
+    );
+  }
+
+  run(task: WorkerTask, transferList: TransferListItem[]): Promise<SpeakResult> {
+    if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
+    this.inFlight++;
+    const p = this.piscina.run(task, { transferList });
+    p.then(
+      () => this.inFlight--,
+      () => this.inFlight--,
+    );
+    return p;
+  }
+
+  stats(): PoolStats {
+    const queued = this.piscina.queueSize;
+    return { queued, running: Math.max(0, this.inFlight - queued), workers: this.piscina.threads.length };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.piscina.close();
+  }
+}

@@ -1,0 +1,50 @@
+// Messages between the synthesizer (main thread) and a worker. A speak task carries its own
+// MessagePort; chunks stream back on it and acks / cancel go the other way, so one request never
+// waits for another and cancelling never kills the worker (piscina's abort would, reloading engines).
+import type { MessagePort } from 'node:worker_threads';
+import type { EngineId } from './voice-spec.ts';
+import type { SpeechRequest, WordTiming } from './speech.ts';
+
+/** Main thread -> worker, on the task's port. */
+export type ControlMessage =
+  /** The consumer took chunks worth `seconds` of audio: the worker may produce that much more. */
+  | { type: 'ack'; id: number; seconds: number }
+  | { type: 'cancel'; id: number };
+
+/** Worker -> main thread, on the task's port; `done` or `error` is always the last message. */
+export type StreamMessage =
+  | { type: 'chunk'; id: number; bytes: Uint8Array; seconds: number; words?: WordTiming[] }
+  | { type: 'done'; id: number; seconds: number }
+  | { type: 'error'; id: number; message: string; name: string };
+
+export interface SpeakTask {
+  type: 'speak';
+  id: number;
+  request: SpeechRequest;
+  port: MessagePort;
+  /** Audio (seconds) the worker may have in flight without acks before it pauses. */
+  maxUnackedSeconds: number;
+  /** Give up when the consumer acks nothing for this long while the worker waits (a vanished client). */
+  stallTimeoutMs: number;
+}
+
+export type WorkerTask = SpeakTask;
+
+export interface SpeakResult {
+  type: 'spoken';
+  id: number;
+  seconds: number;
+  sentences: number;
+  cancelled: boolean;
+}
+
+/** Worker -> main thread on the worker's own parentPort (piscina re-emits it as the pool's 'message'). */
+export type WorkerEvent =
+  | { type: 'engines-ready'; threadId: number; engines: EngineId[] }
+  | { type: 'engines-failed'; threadId: number; message: string };
+
+export function isWorkerEvent(value: unknown): value is WorkerEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const t = (value as { type?: unknown }).type;
+  return t === 'engines-ready' || t === 'engines-failed';
+}

@@ -1,0 +1,67 @@
+// The engines as metadata. Their modules are imported on first use only, and only worker threads call
+// loadEngine(): the main thread never pays for (or holds) a speech engine.
+import type { Engine, EngineInfo, EngineModule } from './engine.ts';
+import { espeakInfo, espeakLanguageOf } from './engines/espeak/info.ts';
+import { fliteInfo, fliteLanguageOf } from './engines/flite/info.ts';
+import { importTs } from './ts-import.ts';
+import type { EngineId, VoiceSpec } from './voice-spec.ts';
+
+interface EngineEntry {
+  info: EngineInfo;
+  languageOf(base: string): string | undefined;
+  load(): Promise<EngineModule>;
+}
+
+const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
+  espeak: {
+    info: espeakInfo,
+    languageOf: espeakLanguageOf,
+    load: () => importTs(() => import('./engines/espeak/engine.ts')),
+  },
+  flite: {
+    info: fliteInfo,
+    languageOf: fliteLanguageOf,
+    load: () => importTs(() => import('./engines/flite/engine.ts')),
+  },
+};
+
+export const ENGINE_IDS: readonly EngineId[] = Object.keys(ENTRIES) as EngineId[];
+
+export const ENGINES: readonly EngineInfo[] = ENGINE_IDS.map((id) => ENTRIES[id].info);
+
+export function isEngineId(value: string): value is EngineId {
+  return Object.hasOwn(ENTRIES, value);
+}
+
+export function engineInfo(id: EngineId): EngineInfo {
+  return ENTRIES[id].info;
+}
+
+/** The voice's language as its engine names it (`en-us`, `de`, `cmn`), or undefined for an unknown base. */
+export function languageOf(voice: VoiceSpec): string | undefined {
+  return isEngineId(voice.engine) ? ENTRIES[voice.engine].languageOf(voice.base) : undefined;
+}
+
+export function isEnglishVoice(voice: VoiceSpec): boolean {
+  const lang = languageOf(voice);
+  return lang !== undefined && (lang === 'en' || lang.startsWith('en-'));
+}
+
+/** Whether the spec names a voice its engine ships (variants and controls are checked at synthesis). */
+export function isKnownVoice(voice: VoiceSpec): boolean {
+  return languageOf(voice) !== undefined;
+}
+
+const loaded = new Map<EngineId, Promise<Engine>>();
+
+/** The engine instance of this thread, created on first use and reused after. */
+export function loadEngine(id: EngineId): Promise<Engine> {
+  let p = loaded.get(id);
+  if (!p) {
+    p = ENTRIES[id].load().then((m) => m.createEngine());
+    // A failed load may succeed later (e.g. a transient read error); do not cache the rejection.
+    p.catch(() => loaded.delete(id));
+    loaded.set(id, p);
+  }
+  return p;
+}

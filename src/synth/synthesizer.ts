@@ -1,0 +1,144 @@
+// The one API the HTTP layer uses: text in, encoded audio chunks out, rendered in the worker pool.
+import { MessageChannel } from 'node:worker_threads';
+import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
+import type { EngineInfo } from './engine.ts';
+import { SynthPool, type PoolStats } from './pool.ts';
+import type { ControlMessage, StreamMessage } from './protocol.ts';
+import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
+import { MAX_SPEED, MIN_SPEED, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
+
+export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
+export type { EngineInfo } from './engine.ts';
+export { MAX_SPEED, MIN_SPEED } from './speech.ts';
+
+export interface Synthesizer {
+  /** Metadata only: no engine module is loaded on this thread. */
+  readonly engines: readonly EngineInfo[];
+  /**
+   * Streams the encoded audio. Breaking the iteration or aborting `signal` cancels the work in the
+   * worker (an aborted signal makes the pending next() reject with the signal's reason). Failures
+   * (unknown voice, engine error, a worker crash) are thrown from the iterator. Flow control is
+   * internal: the worker stays at most ~2 s of audio ahead of what the consumer has taken.
+   */
+  speak(req: SpeechRequest, signal?: AbortSignal): AsyncIterable<SpeechChunk>;
+  /** Resolves once every worker has loaded (and warmed up) its engines. */
+  ready(): Promise<void>;
+  stats(): PoolStats;
+  close(): Promise<void>;
+}
+
+export interface SynthesizerOptions {
+  /** Worker threads; default os.availableParallelism(). */
+  workers?: number;
+  /** Requests one worker interleaves; default 4. */
+  tasksPerWorker?: number;
+  /** Audio the worker may produce ahead of the consumer; default 2 s. */
+  maxUnackedSeconds?: number;
+  /** A consumer that takes nothing for this long is dropped; default 120 000 ms. */
+  stallTimeoutMs?: number;
+}
+
+export class SynthesisError extends Error {
+  constructor(message: string, readonly kind: string) {
+    super(message);
+    this.name = 'SynthesisError';
+  }
+}
+
+/** The Content-Type of a format's bytes. */
+export function contentTypeOf(format: OutputFormat): string {
+  return FORMATS[format].contentType;
+}
+
+/** The sample rate a format carries (24 000 Hz; mu-law 8 000 Hz). */
+export function sampleRateOf(format: OutputFormat): number {
+  return FORMATS[format].sampleRate;
+}
+
+function validate(req: SpeechRequest): void {
+  if (typeof req.text !== 'string') throw new TypeError('text must be a string');
+  if (!isEncodeFormat(req.format)) throw new RangeError(`unsupported format ${JSON.stringify(req.format)}`);
+  if (!Number.isFinite(req.speed) || req.speed < MIN_SPEED || req.speed > MAX_SPEED) {
+    throw new RangeError(`speed must be between ${MIN_SPEED} and ${MAX_SPEED}`);
+  }
+  if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
+    throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
+  }
+}
+
+export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
+  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker });
+  const maxUnackedSeconds = options.maxUnackedSeconds ?? 2;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
+  let nextId = 1;
+
+  async function* speak(req: SpeechRequest, signal?: AbortSignal): AsyncGenerator<SpeechChunk> {
+    validate(req);
+    signal?.throwIfAborted();
+    const id = nextId++;
+    const { port1, port2 } = new MessageChannel();
+    const inbox: StreamMessage[] = [];
+    let wake: (() => void) | undefined;
+    let crash: Error | undefined;
+    const poke = (): void => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    port1.on('message', (m: StreamMessage) => {
+      inbox.push(m);
+      poke();
+    });
+    signal?.addEventListener('abort', poke);
+    const request: SpeechRequest = {
+      text: req.text,
+      voice: req.voice,
+      speed: req.speed,
+      format: req.format,
+      ...(req.buffered ? { buffered: true } : {}),
+    };
+    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2]);
+    task.catch((err: unknown) => {
+      crash = err instanceof Error ? err : new Error(String(err));
+      poke();
+    });
+    const control = (msg: ControlMessage): void => port1.postMessage(msg);
+    let finished = false;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const m = inbox.shift();
+        if (m === undefined) {
+          if (crash) throw new SynthesisError(`speech worker failed: ${crash.message}`, 'WorkerError');
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        if (m.type === 'chunk') {
+          control({ type: 'ack', id, seconds: m.seconds });
+          if (m.bytes.length === 0 && !m.words) continue;
+          yield m.words ? { bytes: m.bytes, words: m.words } : { bytes: m.bytes };
+        } else if (m.type === 'done') {
+          finished = true;
+          return;
+        } else {
+          finished = true;
+          throw new SynthesisError(m.message, m.name);
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', poke);
+      if (!finished) control({ type: 'cancel', id });
+      // Wait for the worker to let go of the request, so its slot is free when we return.
+      await task.catch(() => undefined);
+      port1.close();
+    }
+  }
+
+  return {
+    engines: ENGINES,
+    speak,
+    ready: () => pool.ready(),
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,105 @@
+// A piscina worker: loads every engine once when the thread starts, then runs speak tasks, streaming
+// encoded audio back on each task's own MessagePort with credit-based flow control.
+import { parentPort, receiveMessageOnPort, threadId } from 'node:worker_threads';
+import { renderSpeech, warmUpPipeline } from './pipeline.ts';
+import type { ControlMessage, SpeakResult, StreamMessage, WorkerEvent, WorkerTask } from './protocol.ts';
+import { ENGINE_IDS, loadEngine } from './registry.ts';
+
+function announce(event: WorkerEvent): void {
+  parentPort?.postMessage(event);
+}
+
+// Started at import so the pool can report readiness before any request; warm-up spares the first
+// request the slow, not yet optimised first runs of the wasm code.
+void (async () => {
+  try {
+    // Codecs first: their wasm compiles in the background and would delay the engines' tier-up.
+    await warmUpPipeline();
+    for (const id of ENGINE_IDS) await (await loadEngine(id)).warmUp();
+    announce({ type: 'engines-ready', threadId, engines: [...ENGINE_IDS] });
+  } catch (err) {
+    announce({ type: 'engines-failed', threadId, message: err instanceof Error ? err.message : String(err) });
+  }
+})();
+
+/** A buffer that can be transferred without copying: the view must cover all of it. */
+function transferable(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    return bytes as Uint8Array<ArrayBuffer>;
+  }
+  return bytes.slice();
+}
+
+async function speak(task: WorkerTask): Promise<SpeakResult> {
+  const { id, port } = task;
+  const controller = new AbortController();
+  let acked = 0;
+  let sent = 0;
+  let wake: (() => void) | undefined;
+
+  const onControl = (msg: ControlMessage): void => {
+    if (msg.type === 'ack') acked += msg.seconds;
+    else if (msg.type === 'cancel') controller.abort();
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  // The event loop is blocked while an engine renders; this drains acks and cancels synchronously.
+  const drain = (): void => {
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) onControl(m.message as ControlMessage);
+  };
+  const onClose = (): void => {
+    controller.abort();
+    wake?.();
+  };
+  const post = (msg: StreamMessage, transfer: ArrayBuffer[] = []): void => {
+    try {
+      port.postMessage(msg, transfer);
+    } catch {
+      // The consumer closed its end: nothing left to tell it.
+    }
+  };
+
+  const waitForCredit = async (): Promise<void> => {
+    while (!controller.signal.aborted && sent - acked > task.maxUnackedSeconds) {
+      const stalled = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), task.stallTimeoutMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      if (stalled) throw new Error(`stream stalled: no audio consumed for ${task.stallTimeoutMs} ms`);
+    }
+  };
+
+  port.on('message', onControl);
+  port.on('close', onClose);
+  drain(); // a cancel may have arrived while the task was queued
+  try {
+    const result = await renderSpeech(task.request, {
+      signal: controller.signal,
+      checkpoint: drain,
+      emit: async (bytes, seconds, words) => {
+        await waitForCredit();
+        if (controller.signal.aborted) return;
+        const owned = transferable(bytes);
+        post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}) }, [owned.buffer]);
+        sent += seconds;
+      },
+    });
+    post({ type: 'done', id, seconds: result.seconds });
+    return { type: 'spoken', id, ...result };
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    post({ type: 'error', id, message: e.message, name: e.name });
+    return { type: 'spoken', id, seconds: 0, sentences: 0, cancelled: controller.signal.aborted };
+  } finally {
+    port.off('message', onControl);
+    port.off('close', onClose);
+  }
+}
+
+export default async function handle(task: WorkerTask): Promise<SpeakResult> {
+  return speak(task);
+}

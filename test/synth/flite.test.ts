@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { fliteArgs, toFliteText } from '../../src/synth/engines/flite/engine.ts';
+import { FLITE_VOICES } from '../../src/synth/engines/flite/info.ts';
+import { loadEngine } from '../../src/synth/registry.ts';
+import { engineConformance } from './engine-conformance.ts';
+import { medianPitch, render, rms, speechSeconds } from './helpers.ts';
+
+engineConformance({ engine: 'flite', voice: { engine: 'flite', base: 'slt' }, lowPitchHz: 110, highPitchHz: 220 });
+
+describe('flite specifics', () => {
+  test('every voice speaks at its own rate', async () => {
+    const engine = await loadEngine('flite');
+    for (const v of FLITE_VOICES) {
+      const a = await render(engine, 'Every voice should say this sentence clearly.', { engine: 'flite', base: v.base });
+      assert.equal(a.rate, v.sampleRate, v.base);
+      assert.ok(rms(a.samples) > 0.02, `${v.base} rms`);
+      const secs = speechSeconds(a);
+      assert.ok(secs > 1.2 && secs < 4.5, `${v.base}: ${secs}s`);
+    }
+  });
+
+  test('the male voices are lower than slt', async () => {
+    const engine = await loadEngine('flite');
+    const text = 'This sentence is spoken to measure the pitch of the voice.';
+    const slt = medianPitch(await render(engine, text, { engine: 'flite', base: 'slt' }));
+    for (const base of ['awb', 'rms', 'kal16']) {
+      const p = medianPitch(await render(engine, text, { engine: 'flite', base }));
+      assert.ok(p < slt * 0.8, `${base} ${p} Hz vs slt ${slt} Hz`);
+    }
+  });
+
+  test('command line: stretch is the inverse rate, pitch an integer, text ASCII', () => {
+    const args = fliteArgs('Café “quoted” — done', { engine: 'flite', base: 'SLT', controls: { pitchHz: 181.7, rate: 2 } }, 1);
+    assert.deepEqual(args.slice(0, 5), ['flite', '-voice', 'slt', '--setf', 'duration_stretch=0.5000']);
+    assert.ok(args.includes('int_f0_target_mean=182'));
+    assert.equal(args[args.indexOf('-t') + 1], 'Cafe "quoted" ,  done');
+    assert.equal(toFliteText('naïve 日本'), 'naive   ');
+  });
+
+  test('repeated runs give identical audio (fresh instance per call)', async () => {
+    const engine = await loadEngine('flite');
+    const voice = { engine: 'flite', base: 'kal16' } as const;
+    const a = await render(engine, 'Same words, same sound.', voice);
+    for (let i = 0; i < 8; i++) {
+      const b = await render(engine, 'Same words, same sound.', voice);
+      assert.deepEqual(b.samples, a.samples);
+    }
+  });
+});
