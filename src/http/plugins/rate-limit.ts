@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Principal } from '../types.ts';
 import { AppError } from '../../errors.ts';
 import type { RateDecision } from '../../store/shared-state/shared-state.ts';
 
@@ -28,9 +29,9 @@ export async function enforce(app: FastifyInstance, reply: FastifyReply, key: st
   }
 }
 
-export function apiRateKey(request: FastifyRequest): string {
-  const p = request.principal;
-  if (!p) return `api:ip:${request.ip}`;
+/** The bucket /v1/* requests count against: the key, else the session's user, else the client address. */
+export function apiRateKey(p: Principal | null, ip: string): string {
+  if (!p) return `api:ip:${ip}`;
   return p.via === 'key' ? `api:key:${p.keyId}` : `api:user:${p.userId}`;
 }
 
@@ -39,7 +40,7 @@ export const rateLimitPlugin = fp(async function rateLimit(app: FastifyInstance)
   app.addHook('onRequest', async (request, reply) => {
     const kind = request.routeOptions.config.rateLimit;
     if (kind === 'api') {
-      await enforce(app, reply, apiRateKey(request), app.config.rateLimitPerMinute, MINUTE, 'api');
+      await enforce(app, reply, apiRateKey(request.principal, request.ip), app.config.rateLimitPerMinute, MINUTE, 'api');
     } else if (kind === 'login') {
       await enforce(app, reply, `login:ip:${request.ip}`, app.config.loginRateLimitPerMinute, MINUTE, 'login');
     }
