@@ -26,6 +26,8 @@ export class SynthPool {
   private readonly size: number;
   private readonly readyThreads = new Set<number>();
   private failure: Error | undefined;
+  /** The last error of a thread outside any task, for diagnostics. */
+  lastWorkerError: Error | undefined;
   private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private inFlight = 0;
   private closed = false;
@@ -47,17 +49,21 @@ export class SynthPool {
       else this.failure = new Error(`speech engines failed to load: ${msg.message}`);
       this.settleWaiters();
     });
-    this.piscina.on('workerDestroy', (worker: { threadId: number }) => {
-      this.readyThreads.delete(worker.threadId);
-    });
+    // A thread that dies outside a task is replaced by piscina (and reports ready again); without a
+    // listener the 'error' event would take the whole process down.
     this.piscina.on('error', (err: unknown) => {
-      this.failure = err instanceof Error ? err : new Error(String(err));
-      this.settleWaiters();
+      this.lastWorkerError = err instanceof Error ? err : new Error(String(err));
     });
   }
 
+  /** Every current thread has reported; a thread piscina replaced after a crash must report anew. */
+  private allReady(): boolean {
+    const threads = this.piscina.threads;
+    return threads.length >= this.size && threads.every((t) => this.readyThreads.has(t.threadId));
+  }
+
   private settleWaiters(): void {
-    const done = this.failure !== undefined || this.readyThreads.size >= this.size;
+    const done = this.failure !== undefined || this.allReady();
     if (!done) return;
     const waiters = this.waiters;
     this.waiters = [];
@@ -70,7 +76,7 @@ export class SynthPool {
   /** Resolves once every thread has loaded and warmed up its engines. */
   ready(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.readyThreads.size >= this.size) return Promise.resolve();
+    if (this.allReady()) return Promise.resolve();
     // Idle piscina threads are unref'd: without a handle of our own, a process that only awaits this
     // promise would exit before the workers report.
     const keepAlive = setInterval(() => {}, 60_000);

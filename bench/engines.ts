@@ -1,0 +1,96 @@
+// Real-time factor of each engine voice (compute seconds per audio second; lower is faster) on a
+// 25-word English sentence, median of several runs after warm-up; plus the whole pipeline (engine,
+// resampling, mp3 encoding) in-process and the first-chunk latency through the worker pool.
+// Run: node --import tsx bench/engines.ts [runs]
+import { availableParallelism } from 'node:os';
+import { renderSpeech } from '../src/synth/pipeline.ts';
+import { loadEngine } from '../src/synth/registry.ts';
+import { createSynthesizer } from '../src/synth/synthesizer.ts';
+import type { VoiceSpec } from '../src/synth/voice-spec.ts';
+
+const TEXT =
+  'The committee will meet again next Tuesday morning to review the budget, discuss the new library plans, and vote on the proposal together.';
+const RUNS = Math.max(3, Number(process.argv[2] ?? 9));
+
+const VOICES: VoiceSpec[] = [
+  { engine: 'espeak', base: 'en-us' },
+  { engine: 'espeak', base: 'en-us', variant: 'f1', controls: { pitchHz: 190, breath: 20 } },
+  { engine: 'espeak', base: 'de' },
+  { engine: 'flite', base: 'slt' },
+  { engine: 'flite', base: 'awb' },
+  { engine: 'flite', base: 'rms' },
+  { engine: 'flite', base: 'kal16' },
+  { engine: 'flite', base: 'kal' },
+];
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const label = (v: VoiceSpec): string => `${v.engine}/${v.base}${v.variant ? `+${v.variant}` : ''}${v.controls ? ' (controls)' : ''}`;
+
+async function engineRtf(voice: VoiceSpec): Promise<{ rtf: number; audio: number; ms: number }> {
+  const engine = await loadEngine(voice.engine);
+  const once = async (): Promise<{ secs: number; ms: number }> => {
+    const t = performance.now();
+    let samples = 0;
+    let rate = 1;
+    for await (const c of engine.synthesize(TEXT, voice, { speed: 1 })) {
+      samples += c.samples.length;
+      rate = c.sampleRate;
+    }
+    return { secs: samples / rate, ms: performance.now() - t };
+  };
+  for (let i = 0; i < 3; i++) await once();
+  const runs: { secs: number; ms: number }[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await once());
+  const ms = median(runs.map((r) => r.ms));
+  const audio = runs[0].secs;
+  return { rtf: ms / 1000 / audio, audio, ms };
+}
+
+async function pipelineRtf(voice: VoiceSpec): Promise<{ rtf: number; firstMs: number }> {
+  const once = async (): Promise<{ ms: number; first: number; secs: number }> => {
+    const t = performance.now();
+    let first = 0;
+    const r = await renderSpeech({ text: TEXT, voice, speed: 1, format: 'mp3' }, {
+      emit: async () => {
+        first ||= performance.now() - t;
+      },
+    });
+    return { ms: performance.now() - t, first, secs: r.seconds };
+  };
+  for (let i = 0; i < 2; i++) await once();
+  const runs: { ms: number; first: number; secs: number }[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await once());
+  return { rtf: median(runs.map((r) => r.ms)) / 1000 / runs[0].secs, firstMs: median(runs.map((r) => r.first)) };
+}
+
+async function poolFirstChunk(): Promise<void> {
+  const workers = availableParallelism();
+  const t0 = performance.now();
+  const s = createSynthesizer({ workers });
+  await s.ready();
+  console.log(`\npool: ${workers} workers ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  for (const voice of [VOICES[0], VOICES[3]]) {
+    const firsts: number[] = [];
+    const totals: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now();
+      let first = 0;
+      for await (const _ of s.speak({ text: `${TEXT} ${TEXT}`, voice, speed: 1, format: 'mp3' })) first ||= performance.now() - t;
+      firsts.push(first);
+      totals.push(performance.now() - t);
+    }
+    console.log(`  ${label(voice).padEnd(36)} first chunk ${median(firsts).toFixed(0).padStart(5)} ms   whole (2 sentences) ${median(totals).toFixed(0).padStart(5)} ms`);
+  }
+  await s.close();
+}
+
+console.log(`25-word sentence, median of ${RUNS} runs after warm-up; RTF = compute time / audio time\n`);
+console.log(`${'voice'.padEnd(36)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(10)} ${'engine RTF'.padStart(11)} ${'pipeline RTF'.padStart(13)} ${'1st chunk ms'.padStart(13)}`);
+for (const voice of VOICES) {
+  const e = await engineRtf(voice);
+  const p = await pipelineRtf(voice);
+  console.log(
+    `${label(voice).padEnd(36)} ${e.audio.toFixed(2).padStart(8)} ${e.ms.toFixed(1).padStart(10)} ${e.rtf.toFixed(4).padStart(11)} ${p.rtf.toFixed(4).padStart(13)} ${p.firstMs.toFixed(1).padStart(13)}`,
+  );
+}
+await poolFirstChunk();
