@@ -9,6 +9,8 @@ export interface EngineVoiceInfo {
   /** Language tags the voice speaks, most preferred first (espeak's own codes, lower case). */
   languages: readonly string[];
   gender?: 'female' | 'male';
+  /** Controls this voice honours when fewer than the engine's (flite's rms has a fixed pitch model). */
+  controls?: readonly (keyof VoiceControls)[];
 }
 
 export interface EngineCapabilities {

@@ -68,7 +68,7 @@ describe('espeak specifics', () => {
     const engine = await loadEngine('espeak');
     const silent: string[] = [];
     for (const v of engine.info.voices) {
-      const a = await render(engine, 'Hello, one two three. Salve 42!', { engine: 'espeak', base: v.base });
+      const a = await render(engine, 'Hello, one two three.', { engine: 'espeak', base: v.base });
       if (rms(a.samples) < 0.01 || a.samples.length < a.rate * 0.3) silent.push(v.base);
     }
     assert.deepEqual(silent, []);

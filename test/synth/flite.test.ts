@@ -20,6 +20,18 @@ describe('flite specifics', () => {
     }
   });
 
+  test('pitch moves every voice that claims the control; rms says it does not', async () => {
+    const engine = await loadEngine('flite');
+    const text = 'This sentence is spoken to measure the pitch of the voice.';
+    for (const v of engine.info.voices) {
+      const controls = v.controls ?? engine.info.capabilities.controls;
+      const low = medianPitch(await render(engine, text, { engine: 'flite', base: v.base, controls: { pitchHz: 90 } }));
+      const high = medianPitch(await render(engine, text, { engine: 'flite', base: v.base, controls: { pitchHz: 170 } }));
+      if (controls.includes('pitchHz')) assert.ok(high > low * 1.5, `${v.base}: ${low} -> ${high} Hz`);
+      else assert.ok(Math.abs(high - low) < 10, `${v.base} should not move: ${low} -> ${high} Hz`);
+    }
+  });
+
   test('the male voices are lower than slt', async () => {
     const engine = await loadEngine('flite');
     const text = 'This sentence is spoken to measure the pitch of the voice.';

@@ -78,6 +78,11 @@ const TRAILING: Readonly<Record<string, string>> = {
   vs: 'versus', Mt: 'Mount', Ft: 'Fort', Univ: 'University',
 };
 
+// Capitalised words that usually open a sentence rather than name someone.
+const SENTENCE_STARTERS = new Set(
+  'A An The It Its He She We They I You This That These Those There Here His Her Our My Your Their In On At But And So Then If When After Before'.split(' '),
+);
+
 const YEAR_CONTEXT = /\b(?:in|since|by|until|till|from|before|after|during|of|circa|year|around|through|to|summer|winter|spring|autumn|fall|early|late|mid)\s*$/i;
 
 const DECADES = ['', 'tens', 'twenties', 'thirties', 'forties', 'fifties', 'sixties', 'seventies', 'eighties', 'nineties'];
@@ -163,14 +168,12 @@ const RULES: readonly Rule[] = [
     const asYears = m[1].length === 4 && m[2].length === 4 && Number(m[1]) >= 1100 && Number(m[2]) <= 2099;
     return `${asYears ? year(Number(m[1])) : a} to ${asYears ? year(Number(m[2])) : integerWords(m[2])}`;
   }],
-  // Doctor vs Drive, Saint vs Street: a title when a name follows, unless a street name (a capitalised
-  // word that does not start the sentence, or a house number) comes before: "221 Baker St. It was".
+  // Doctor vs Drive, Saint vs Street: a title when a name follows ("Dr. Smith", "Mount St. Helens"),
+  // a street when the next word starts a new sentence ("Baker St. It was late") or nothing follows.
   [/\b(Dr|St)\.(?!\w)/g, (m, text) => {
     const end = m.index + m[0].length;
-    const before = text.slice(0, m.index);
-    const afterStreetName = /(?:\d|[^.!?\s]\s+[A-Z][\w'-]*)\s+$/.test(before);
-    const nameFollows = /^\s+[A-Z]/.test(text.slice(end));
-    if (nameFollows && !afterStreetName) return m[1] === 'Dr' ? 'Doctor' : 'Saint';
+    const next = /^\s+([A-Z][\w']*)/.exec(text.slice(end))?.[1];
+    if (next !== undefined && !SENTENCE_STARTERS.has(next)) return m[1] === 'Dr' ? 'Doctor' : 'Saint';
     return `${m[1] === 'Dr' ? 'Drive' : 'Street'}${endsSentence(text, end) ? '.' : ''}`;
   }],
   [new RegExp(`\\b(${Object.keys(TITLES).join('|')})\\.(?=\\s)`, 'g'), (m) => TITLES[m[1]]],

@@ -12,7 +12,8 @@ export interface FliteVoiceEntry extends EngineVoiceInfo {
 export const FLITE_VOICES: readonly FliteVoiceEntry[] = [
   { base: 'slt', name: 'CMU US SLT', languages: ['en-us', 'en'], gender: 'female', sampleRate: 16000 },
   { base: 'awb', name: 'CMU US AWB (Scottish speaker)', languages: ['en-gb-scotland', 'en'], gender: 'male', sampleRate: 16000 },
-  { base: 'rms', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000 },
+  // rms predicts F0 with its own model (spamf0) and ignores int_f0_target_mean: measured 106 Hz at any setting.
+  { base: 'rms', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, controls: ['rate'] },
   { base: 'kal16', name: 'CMU US KAL (16 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000 },
   { base: 'kal', name: 'CMU US KAL (8 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 8000 },
 ];
@@ -35,7 +36,13 @@ export const fliteInfo: EngineInfo = {
     variants: false,
     speedRange: [FLITE_MIN_RATE, FLITE_MAX_RATE],
   },
-  voices: FLITE_VOICES.map(({ base, name, languages, gender }) => ({ base, name, languages, ...(gender ? { gender } : {}) })),
+  voices: FLITE_VOICES.map(({ base, name, languages, gender, controls }) => ({
+    base,
+    name,
+    languages,
+    ...(gender ? { gender } : {}),
+    ...(controls ? { controls } : {}),
+  })),
   variants: [],
 };
 
