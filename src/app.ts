@@ -21,6 +21,7 @@ import { logRedact, logSerializers } from './http/log.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
+import { dashboardRoutes } from './http/routes/dashboard.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -94,5 +95,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
   await app.register(verifyPageRoute);
+  // The web app at / and its client routes; every API route above keeps precedence over its fallback.
+  await app.register(dashboardRoutes);
   return app;
 }

@@ -1,0 +1,305 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
+import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
+import { startBrowserServer, type BrowserServer } from './harness.ts';
+
+// The dashboard end to end in Debian's Chromium: every step is what a person does, through the real
+// SMTP sink, the real API and the real WebSocket stream. Screenshots go to test-artifacts/browser/.
+const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
+const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+
+const EMAIL = 'dana@example.com';
+const UI_TIMEOUT = 20_000;
+
+let server: BrowserServer;
+let b: BrowserSession;
+let page: Page;
+
+before(async () => {
+  if (skip) return;
+  server = await startBrowserServer();
+  b = await launch();
+  page = b.page;
+  page.setDefaultTimeout(UI_TIMEOUT);
+});
+
+after(async () => {
+  if (skip) return;
+  await b?.close();
+  await server?.close();
+});
+
+async function openNav(name: string, heading: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/**
+ * Polls an expression in the page until it is truthy. (page.waitForFunction compiles its predicate with
+ * eval inside the page, which the dashboard's CSP rightly forbids; page.evaluate of a string does not.)
+ */
+async function until<T>(expression: string, timeout = UI_TIMEOUT): Promise<T> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await page.evaluate<T>(expression);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${expression}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function bearer(path: string, key: string): Promise<number> {
+  const res = await fetch(server.base + path, { headers: { authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe('dashboard in Chromium', { skip }, () => {
+  test('sign in: e-mail, check your mail, the link from the SMTP sink, the verify button, the dashboard', async () => {
+    await page.goto(server.base + '/');
+    await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
+    await b.screenshot('01-sign-in');
+    const before = server.mail.messages.length;
+    await page.getByLabel('E-mail address').fill(EMAIL);
+    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Check your mail' }).waitFor();
+    assert.match(await page.getByRole('status').first().innerText(), /sign-in link is on its way/);
+    await b.screenshot('02-check-your-mail');
+
+    const token = await server.mail.tokenFor(EMAIL, before);
+    await page.goto(`${server.base}/verify?token=${token}`);
+    await b.screenshot('03-verify');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
+    await page.getByText(EMAIL).waitFor();
+    const cookies = await b.browser.cookies(server.base);
+    const session = cookies.find((c) => c.name === 'vox_session');
+    assert.ok(session?.httpOnly, 'the session lives in an httpOnly cookie');
+    assert.equal(await page.evaluate<string>('document.cookie'), '', 'page script cannot read it');
+    await b.screenshot('04-playground');
+  });
+
+  test('API keys: create shows the full key once with a warning; the list masks it; revoke asks first', async () => {
+    await openNav('API keys', 'API keys');
+    await page.getByLabel('Name', { exact: true }).fill('ci laptop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const field = page.getByLabel('New API key');
+    await field.waitFor();
+    const key = await field.inputValue();
+    assert.match(key, /^service_sk_[A-Za-z0-9]{20,}/);
+    assert.match(await page.locator('.new-key').innerText(), /will not be shown again/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText(/Copied to the clipboard|press Ctrl\+C/).waitFor();
+
+    const row = page.getByRole('row', { name: /ci laptop/ });
+    await row.waitFor();
+    const masked = await row.locator('code').innerText();
+    assert.notEqual(masked, key);
+    assert.ok(masked.startsWith('service_sk_') && !masked.includes(key.slice(20, 40)), `masked: ${masked}`);
+    assert.equal(await bearer('/api/auth/api-keys', key), 200, 'the new key works');
+    await b.screenshot('05-keys-created');
+
+    // The list survives a reload, and the full key is gone from the page.
+    await page.reload();
+    await page.getByRole('row', { name: /ci laptop/ }).waitFor();
+    assert.equal(await page.getByText(key).count(), 0, 'the full key is shown only once');
+
+    await page.getByRole('button', { name: 'Revoke key ci laptop' }).click();
+    const dialog = page.getByRole('dialog', { name: /Revoke/ });
+    await dialog.waitFor();
+    assert.equal(await page.evaluate<string>('document.activeElement?.textContent ?? ""'), 'Cancel', 'focus starts on the harmless choice');
+    await b.screenshot('06-keys-revoke-confirm');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await bearer('/api/auth/api-keys', key), 200, 'cancelling revokes nothing');
+
+    await page.getByRole('button', { name: 'Revoke key ci laptop' }).click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('Key “ci laptop” revoked.').waitFor();
+    await page.getByRole('row', { name: /ci laptop/ }).waitFor({ state: 'detached' });
+    assert.equal(await bearer('/api/auth/api-keys', key), 401, 'revoked at once');
+  });
+
+  test('voices: search as you type, language and gender filters', async () => {
+    await openNav('Voices', 'Voices');
+    const cards = page.locator('li.voice');
+    await cards.first().waitFor();
+    const all = await cards.count();
+    assert.ok(all > 300, `the whole library is listed: ${all}`);
+
+    await page.getByLabel('Search').pressSequentially('british female', { delay: 20 });
+    await page.getByText(/voices? matching “british female”/).waitFor();
+    const found = await cards.allInnerTexts();
+    assert.ok(found.length > 0 && found.length < all, `search narrows: ${found.length}`);
+    assert.match(found[0], /en-GB/);
+    assert.match(found[0], /female/);
+    await b.screenshot('07-voices-search');
+
+    await page.getByLabel('Search').fill('');
+    await page.getByLabel('Language').selectOption({ label: 'German' });
+    await page.getByLabel('Gender').selectOption('male');
+    await until<boolean>(`document.querySelectorAll('li.voice').length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => /de-DE.*male/.test(m.textContent))`);
+    const german = await cards.allInnerTexts();
+    assert.ok(german.length > 0 && german.every((t) => /German/.test(t) && /\bmale\b/.test(t)), 'only German male voices');
+    await page.getByLabel('Language').selectOption('');
+    await page.getByLabel('Gender').selectOption('');
+  });
+
+  test('a voice preview plays in its own language: the audio ends, or at least decodes', async () => {
+    await page.getByLabel('Language').selectOption({ label: 'French (fr-FR)' }).catch(() => page.getByLabel('Language').selectOption({ label: 'French' }));
+    await until<boolean>(`[...document.querySelectorAll('li.voice .meta')].length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => m.textContent.includes('French'))`);
+    const button = page.locator('li.voice').first().getByRole('button', { name: /Play a preview of/ });
+    await button.click();
+    await page.waitForSelector('li.voice:first-child .play-button:is([data-state="playing"],[data-state="ended"],[data-state="error"])');
+    const state = await page.locator('li.voice').first().locator('.play-button').getAttribute('data-state');
+    assert.notEqual(state, 'error', await page.locator('li.voice').first().innerText());
+    await b.screenshot('08-voices-preview');
+    let ended = true;
+    try {
+      await page.waitForSelector('li.voice:first-child .play-button[data-state="ended"]', { timeout: 15_000 });
+    } catch {
+      ended = false;
+    }
+    // Headless Chromium may have no audio output to drive playback; then decoding the same audio must do.
+    const voiceId = await page.locator('li.voice').first().getAttribute('data-voice-id');
+    const seconds = await page.evaluate<number>(`(async () => {
+      const res = await fetch('/v1/speak', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Bonjour ! Voici ma voix.', voice_id: ${JSON.stringify(voiceId)}, format: 'mp3' }) });
+      const ctx = new OfflineAudioContext(1, 1, 24000);
+      const audio = await ctx.decodeAudioData(await res.arrayBuffer());
+      return audio.duration;
+    })()`);
+    assert.ok(seconds > 0.5 && seconds < 10, `the preview decodes to ${seconds} s of audio (ended in the page: ${ended})`);
+    await page.getByLabel('Language').selectOption('');
+  });
+
+  test('playground: Speak plays and offers a download; Stream plays live and shows time to first audio', async () => {
+    await openNav('Playground', 'Playground');
+    await page.getByLabel('Text').fill('Streaming speech arrives in small pieces. Each piece is scheduled right after the last one.');
+    await page.getByLabel('Voice').selectOption('flite-slt');
+    await page.getByLabel('Format').selectOption('wav');
+    await page.getByRole('button', { name: 'Speak' }).click();
+    const audio = page.getByTestId('speak-audio');
+    await audio.waitFor();
+    const download = page.getByRole('link', { name: 'Download speech.wav' });
+    assert.match((await download.getAttribute('href')) ?? '', /^blob:/);
+    const spoken = await until<number>(
+      `(() => { const a = document.querySelector('[data-testid="speak-audio"]'); return a && a.readyState >= 1 && isFinite(a.duration) && a.duration > 0 ? a.duration : 0; })()`,
+    );
+    assert.ok(spoken > 2, `the spoken result has a duration (${spoken} s)`);
+
+    await page.getByRole('button', { name: 'Stream' }).click();
+    const stats = page.getByTestId('stream-stats');
+    await stats.waitFor();
+    await page.waitForSelector('[data-testid="stream-stats"]:is([data-state="draining"],[data-state="done"],[data-state="error"])', { timeout: 30_000 });
+    assert.equal(await page.getByRole('alert').count(), 0, `no error: ${await page.locator('.error').allInnerTexts()}`);
+    const chunks = Number(await stats.getAttribute('data-chunks'));
+    const first = Number(await stats.getAttribute('data-first-audio-ms'));
+    const secondsScheduled = Number(await stats.getAttribute('data-seconds'));
+    assert.ok(chunks >= 1, `chunks scheduled: ${chunks}`);
+    assert.ok(first > 0, `time to first audio shown: ${first} ms`);
+    assert.ok(secondsScheduled > 2, `audio scheduled: ${secondsScheduled} s`);
+    assert.match(await stats.innerText(), /Time to first audio\s+\d+ ms/);
+    await b.screenshot('09-playground-stream');
+  });
+
+  test('forge: breed a child from two parents, hear it beside them, find it in the list and its family tree', async () => {
+    await openNav('Forge', 'Forge');
+    await page.getByText(/at most\s+10\.0 MiB/).waitFor();
+    await page.getByText(/3 to 120 seconds/).waitFor();
+    await page.getByLabel('Parent A').selectOption('flite-slt');
+    await page.getByLabel('Parent B').selectOption('flite-awb');
+    await page.getByLabel('Name of the child').fill('Skye');
+    await page.getByLabel(/Mutation rate/).fill('0.3');
+    await page.getByLabel('Seed (optional)').fill('42');
+    await page.getByRole('button', { name: 'Breed' }).click();
+    const result = page.getByTestId('breed-result');
+    await result.waitFor({ timeout: 30_000 });
+    const trio = await result.locator('.trio li').allInnerTexts();
+    assert.equal(trio.length, 3, 'child beside both parents');
+    assert.match(trio.join('\n'), /Parent A[\s\S]*Sally[\s\S]*Child[\s\S]*Skye[\s\S]*Parent B/);
+    await result.getByRole('button', { name: 'Play a preview of Skye' }).first().click();
+    await page.waitForSelector('[data-testid="breed-result"] .child .play-button:is([data-state="playing"],[data-state="ended"])');
+    await b.screenshot('10-forge-breed');
+
+    await openNav('Voices', 'Voices');
+    const own = page.getByRole('region', { name: 'Your voices' });
+    await own.getByRole('heading', { name: 'Skye' }).waitFor();
+    assert.match(await own.innerText(), /Yours · bred/);
+    await b.screenshot('11-voices-own');
+
+    await own.getByRole('link', { name: 'Family tree of Skye' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Skye' }).waitFor();
+    const tree = page.getByRole('list', { name: 'Ancestors of Skye' });
+    await tree.getByText('Sally').waitFor();
+    await tree.getByText(/Alan|awb/i).first().waitFor();
+    await b.screenshot('12-family-tree');
+  });
+
+  test('usage: characters per day and per key, and the plan', async () => {
+    await openNav('Usage', 'Usage');
+    await page.getByRole('table').first().waitFor();
+    assert.equal((await page.getByTestId('plan').innerText()).toLowerCase(), 'free');
+    const text = await page.locator('main').innerText();
+    assert.match(text, /Dashboard \(signed-in session\)/);
+    assert.match(text, /\d[\d,.\s]* characters in \d+ requests?/);
+    await b.screenshot('13-usage');
+  });
+
+  test('keyboard: skip link first, every control reachable and labelled', async () => {
+    await page.goto(server.base + '/keys');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate<string>('document.activeElement.textContent'), 'Skip to content');
+    await page.keyboard.press('Enter');
+    // From the main region, Tab reaches the key name field; type, Enter creates.
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate<string>('document.activeElement.id')) === 'key-name') break;
+    }
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'key-name');
+    await page.keyboard.type('keyboard only');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('New API key').waitFor();
+    const unlabelled = await page.evaluate<string[]>(`[...document.querySelectorAll('input, select, textarea, button')]
+      .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim())
+      .map((el) => el.outerHTML.slice(0, 80))`);
+    assert.deepEqual(unlabelled, []);
+  });
+
+  test('phone-sized screen: no sideways scrolling on any page', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const [path, heading, shot] of [
+      ['/', 'Playground', '14-phone-playground'],
+      ['/voices', 'Voices', '15-phone-voices'],
+      ['/keys', 'API keys', '16-phone-keys'],
+      ['/forge', 'Forge', '17-phone-forge'],
+      ['/usage', 'Usage', '18-phone-usage'],
+    ] as const) {
+      await page.goto(server.base + path);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow}px`);
+      await b.screenshot(shot);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('sign out ends the session; the page shows sign-in again', async () => {
+    await page.goto(server.base + '/');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
+    const session = await page.evaluate<{ user: unknown }>(`fetch('/api/auth/session').then((r) => r.json())`);
+    assert.equal(session.user, null);
+    await b.screenshot('19-signed-out');
+  });
+
+  test('no console errors or uncaught exceptions on any page', () => {
+    assert.deepEqual(b.problems, []);
+  });
+});

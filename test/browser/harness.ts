@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { freePort } from '../helpers/process.ts';
+import { SmtpSink } from '../helpers/smtp-sink.ts';
+
+export interface BrowserServer {
+  app: FastifyInstance;
+  /** The real listening origin, which is also PUBLIC_URL: the browser's Origin header must equal it. */
+  base: string;
+  mail: SmtpSink;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The service in this process on a port chosen before start, so PUBLIC_URL (and with it the origin that
+ * cookie-authenticated writes must carry) is the address the browser really uses. Mail goes to a real
+ * SMTP sink, as in production.
+ */
+export async function startBrowserServer(env: Record<string, string> = {}): Promise<BrowserServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-browser-'));
+  const mail = new SmtpSink();
+  const smtpUrl = await mail.start();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SMTP_URL: smtpUrl,
+    MAIL_FROM: 'Voxsmith <noreply@voxsmith.test>',
+    PUBLIC_URL: base,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
+    WORKERS: '1',
+    ...env,
+  });
+  const app = await buildApp(config, { logStream });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    app,
+    base,
+    mail,
+    logs,
+    close: async () => {
+      await app.close();
+      await mail.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

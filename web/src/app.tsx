@@ -1,0 +1,149 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { api, ApiError } from './api.ts';
+import { ErrorText, message } from './components/feedback.tsx';
+import { Link, navigate, useLocation } from './router.tsx';
+import { SessionContext, type SessionValue } from './session.ts';
+import type { User } from './types.ts';
+import { forgetVoices } from './voices-store.ts';
+import { SignInPage } from './pages/sign-in.tsx';
+import { PlaygroundPage } from './pages/playground.tsx';
+import { VoicesPage } from './pages/voices.tsx';
+import { VoicePage } from './pages/voice.tsx';
+import { ForgePage } from './pages/forge.tsx';
+import { KeysPage } from './pages/keys.tsx';
+import { UsagePage } from './pages/usage.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+
+const NAV = [
+  { to: '/', label: 'Playground' },
+  { to: '/voices', label: 'Voices' },
+  { to: '/forge', label: 'Forge' },
+  { to: '/keys', label: 'API keys' },
+  { to: '/usage', label: 'Usage' },
+] as const;
+
+function isCurrent(to: string, path: string): boolean {
+  return to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`);
+}
+
+function Routes({ path }: { path: string }) {
+  if (path === '/') return <PlaygroundPage />;
+  if (path === '/voices') return <VoicesPage />;
+  const voice = /^\/voices\/([^/]+)$/.exec(path);
+  if (voice) return <VoicePage id={decodeURIComponent(voice[1])} />;
+  if (path === '/forge') return <ForgePage />;
+  if (path === '/keys') return <KeysPage />;
+  if (path === '/usage') return <UsagePage />;
+  return <NotFoundPage />;
+}
+
+export function App() {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [bootError, setBootError] = useState<string | null>(null);
+  const [signOutError, setSignOutError] = useState<string | null>(null);
+  const { path } = useLocation();
+
+  const check = useCallback(async () => {
+    try {
+      const body = await api.session();
+      setUser(body.user);
+      setBootError(null);
+    } catch (err) {
+      setBootError(message(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    void check();
+  }, [check]);
+
+  const session = useMemo<SessionValue | null>(() => {
+    if (!user) return null;
+    return {
+      user,
+      expired: () => {
+        forgetVoices();
+        setUser(null);
+      },
+      signOut: async () => {
+        setSignOutError(null);
+        try {
+          await api.logout();
+        } catch (err) {
+          // Already signed out elsewhere is fine; anything else the person should see.
+          if (!(err instanceof ApiError && err.status === 401)) {
+            setSignOutError(message(err));
+            return;
+          }
+        }
+        forgetVoices();
+        setUser(null);
+        navigate('/');
+      },
+    };
+  }, [user]);
+
+  if (user === undefined) {
+    return (
+      <main id="main" className="boot">
+        {bootError ? (
+          <>
+            <ErrorText>{bootError}</ErrorText>
+            <button type="button" onClick={() => void check()}>
+              Try again
+            </button>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </main>
+    );
+  }
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand" aria-label="Voxsmith home">
+          <img src="/favicon.svg" alt="" width="28" height="28" />
+          <span>Voxsmith</span>
+        </Link>
+        {session ? (
+          <>
+            <nav aria-label="Main">
+              <ul>
+                {NAV.map((item) => (
+                  <li key={item.to}>
+                    <Link to={item.to} aria-current={isCurrent(item.to, path) ? 'page' : undefined}>
+                      {item.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <div className="account">
+              <span className="who" title={session.user.email}>
+                {session.user.email}
+              </span>
+              <button type="button" className="quiet" onClick={() => void session.signOut()}>
+                Sign out
+              </button>
+            </div>
+          </>
+        ) : null}
+      </header>
+      <main id="main" tabIndex={-1}>
+        <ErrorText>{signOutError}</ErrorText>
+        {session ? (
+          <SessionContext.Provider value={session}>
+            <Routes path={path} />
+          </SessionContext.Provider>
+        ) : (
+          <SignInPage />
+        )}
+      </main>
+    </>
+  );
+}

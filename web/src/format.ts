@@ -1,0 +1,22 @@
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const number = new Intl.NumberFormat();
+
+export function when(iso: string | null | undefined, never = 'Never'): string {
+  if (!iso) return never;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+export function count(n: number): string {
+  return number.format(n);
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function seconds(s: number): string {
+  return `${s.toFixed(1)} s`;
+}

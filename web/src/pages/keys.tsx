@@ -1,0 +1,211 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { api } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { ErrorText, StatusText } from '../components/feedback.tsx';
+import { Page } from '../components/page.tsx';
+import { when } from '../format.ts';
+import { useFailure } from '../session.ts';
+import type { ApiKeySummary, CreatedKey } from '../types.ts';
+
+function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  const [copied, setCopied] = useState<string>('');
+  const field = useRef<HTMLInputElement>(null);
+  const panel = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    panel.current?.focus();
+  }, []);
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      // No clipboard permission (plain http on another host, say): select it for Ctrl+C instead.
+      field.current?.select();
+      setCopied('Selected: press Ctrl+C (or ⌘C) to copy.');
+    }
+  }
+
+  return (
+    <section className="card new-key" aria-labelledby="new-key-heading" tabIndex={-1} ref={panel}>
+      <h2 id="new-key-heading">Your new key “{created.name}”</h2>
+      <p className="warning">
+        <strong>Copy it now: it will not be shown again.</strong> Only a masked form is kept on the list. Store it like a password and
+        never put it in a web page or a public repository.
+      </p>
+      <div className="copy-row">
+        <label htmlFor="new-key-value" className="visually-hidden">
+          New API key
+        </label>
+        <input id="new-key-value" ref={field} readOnly value={created.key} spellCheck={false} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+      </div>
+      <StatusText>{copied}</StatusText>
+      <pre className="example">
+        <code>{`curl -X POST ${window.location.origin}/v1/speak \\
+  -H "Authorization: Bearer ${created.key.slice(0, 14)}…" \\
+  -H "Content-Type: application/json" \\
+  -d '{"text": "Hello", "voice_id": "default"}' -o hello.mp3`}</code>
+      </pre>
+      <button type="button" className="quiet" onClick={onDone}>
+        I have stored it
+      </button>
+    </section>
+  );
+}
+
+export function KeysPage() {
+  const fail = useFailure();
+  const [keys, setKeys] = useState<ApiKeySummary[] | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<string | null>(null);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+
+  const load = useCallback(async () => {
+    try {
+      const body = await api.listKeys();
+      setKeys(body.keys);
+      setListError(null);
+    } catch (err) {
+      setListError(fail(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    setCreateError(null);
+    setCreating(true);
+    try {
+      const key = await api.createKey(name.trim());
+      setCreated(key);
+      setName('');
+      await load();
+    } catch (err) {
+      setCreateError(fail(err));
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  async function revoke() {
+    if (!revoking) return;
+    setRevokeBusy(true);
+    setRevokeError(null);
+    try {
+      await api.revokeKey(revoking.id);
+      setStatus(`Key “${revoking.name}” revoked.`);
+      if (created?.id === revoking.id) setCreated(null);
+      setRevoking(null);
+      await load();
+    } catch (err) {
+      setRevokeError(fail(err));
+    } finally {
+      setRevokeBusy(false);
+    }
+  }
+
+  return (
+    <Page title="API keys" intro="Keys let programs use the API with an Authorization: Bearer header. This dashboard itself never holds one.">
+      <form className="card inline-form" onSubmit={(e) => void create(e)}>
+        <h2>Create a key</h2>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="key-name">Name</label>
+            <input
+              id="key-name"
+              required
+              maxLength={100}
+              placeholder="e.g. laptop, build server"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              aria-describedby="key-name-help"
+            />
+            <small id="key-name-help">A label to recognise it by; the key itself is generated.</small>
+          </div>
+          <button type="submit" disabled={creating || name.trim() === ''}>
+            {creating ? 'Creating…' : 'Create key'}
+          </button>
+        </div>
+        <ErrorText>{createError}</ErrorText>
+      </form>
+
+      {created ? <NewKey key={created.id} created={created} onDone={() => setCreated(null)} /> : null}
+
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        <StatusText>{status}</StatusText>
+        <ErrorText>{listError}</ErrorText>
+        {keys === null ? (
+          listError ? null : <p>Loading…</p>
+        ) : keys.length === 0 ? (
+          <p>No keys yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="keys">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr key={k.id} data-key-id={k.id}>
+                    <th scope="row" data-label="Name">
+                      {k.name}
+                    </th>
+                    <td data-label="Key">
+                      <code>{k.masked_key}</code>
+                    </td>
+                    <td data-label="Created">{when(k.created_at)}</td>
+                    <td data-label="Last used">{when(k.last_used)}</td>
+                    <td>
+                      <button type="button" className="danger" aria-label={`Revoke key ${k.name}`} onClick={() => setRevoking(k)}>
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke key"
+        busy={revokeBusy}
+        onConfirm={() => void revoke()}
+        onCancel={() => {
+          setRevoking(null);
+          setRevokeError(null);
+        }}
+      >
+        <p>
+          Programs using <code>{revoking?.masked_key}</code> stop working at once. This cannot be undone.
+        </p>
+        <ErrorText>{revokeError}</ErrorText>
+      </ConfirmDialog>
+    </Page>
+  );
+}

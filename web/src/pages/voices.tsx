@@ -1,0 +1,200 @@
+import { useEffect, useId, useMemo, useState } from 'react';
+import { api } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { ErrorText, StatusText } from '../components/feedback.tsx';
+import { Page } from '../components/page.tsx';
+import { dropPreview, PlayButton } from '../components/play-button.tsx';
+import { languageOptions, matchesLanguage } from '../languages.ts';
+import { Link } from '../router.tsx';
+import { useFailure } from '../session.ts';
+import type { Voice } from '../types.ts';
+import { isOwn, useVoices } from '../voices-store.ts';
+
+const SEARCH_DELAY_MS = 200;
+
+function VoiceCard({ voice, onDelete }: { voice: Voice; onDelete: (v: Voice) => void }) {
+  const headingId = useId();
+  const own = isOwn(voice);
+  return (
+    <li className={own ? 'voice own' : 'voice'} aria-labelledby={headingId} data-voice-id={voice.id}>
+      <div className="voice-head">
+        <h3 id={headingId}>{voice.name}</h3>
+        {own ? <span className="badge">{voice.source === 'breed' ? 'Yours · bred' : 'Yours · cloned'}</span> : null}
+      </div>
+      <p className="meta">
+        {voice.language_name} <span className="tag">{voice.language}</span> · {voice.gender} · {voice.engine}
+      </p>
+      <p className="description">{voice.description}</p>
+      <p className="ids">
+        <code>{voice.id}</code>
+      </p>
+      <div className="actions">
+        <PlayButton voice={voice} />
+        <Link to={`/?voice=${encodeURIComponent(voice.id)}`} className="button quiet" aria-label={`Use ${voice.name} in the playground`}>
+          Use
+        </Link>
+        {own ? (
+          <>
+            <Link to={`/voices/${encodeURIComponent(voice.id)}`} className="button quiet" aria-label={`Family tree of ${voice.name}`}>
+              Family tree
+            </Link>
+            <button type="button" className="danger quiet" aria-label={`Delete ${voice.name}`} onClick={() => onDelete(voice)}>
+              Delete
+            </button>
+          </>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+export function VoicesPage() {
+  const fail = useFailure();
+  const all = useVoices();
+  const [language, setLanguage] = useState('');
+  const [gender, setGender] = useState('');
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<{ voices: Voice[]; query: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Voice | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const [generation, setGeneration] = useState(0);
+
+  const languages = useMemo(() => languageOptions(all.voices ?? []), [all.voices]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const text = query.trim();
+    const run = async () => {
+      try {
+        let list: Voice[];
+        if (text === '') {
+          list = (await api.voices({ language, gender })).voices;
+        } else {
+          list = (await api.searchVoices(text, abort.signal)).voices.filter(
+            (v) => (!language || matchesLanguage(v.language, language)) && (!gender || v.gender === gender),
+          );
+        }
+        if (abort.signal.aborted) return;
+        setFound({ voices: list, query: text });
+        setError(null);
+      } catch (err) {
+        if (abort.signal.aborted) return;
+        setError(fail(err));
+      }
+    };
+    // Typing fires a search after a short pause; each keystroke cancels the one before.
+    const timer = window.setTimeout(() => void run(), text === '' ? 0 : SEARCH_DELAY_MS);
+    return () => {
+      window.clearTimeout(timer);
+      abort.abort();
+    };
+  }, [query, language, gender, generation]);
+
+  async function remove() {
+    if (!deleting) return;
+    setDeleteBusy(true);
+    setDeleteError(null);
+    try {
+      await api.deleteVoice(deleting.id);
+      dropPreview(deleting.id);
+      setStatus(`Voice “${deleting.name}” deleted.`);
+      setDeleting(null);
+      await all.reload();
+      setGeneration((g) => g + 1);
+    } catch (err) {
+      setDeleteError(fail(err));
+    } finally {
+      setDeleteBusy(false);
+    }
+  }
+
+  const results = found?.voices ?? null;
+  const own = results?.filter(isOwn) ?? [];
+  const builtin = results?.filter((v) => !isOwn(v)) ?? [];
+
+  return (
+    <Page title="Voices" intro="Every voice speaks a short preview in its own language. Your cloned and bred voices are marked “Yours”.">
+      <form className="filters card" role="search" onSubmit={(e) => e.preventDefault()}>
+        <div className="field grow">
+          <label htmlFor="voice-search">Search</label>
+          <input
+            id="voice-search"
+            type="search"
+            placeholder="e.g. british female, german, deep"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            maxLength={200}
+            autoComplete="off"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="voice-language">Language</label>
+          <select id="voice-language" value={language} onChange={(e) => setLanguage(e.target.value)}>
+            <option value="">All languages</option>
+            {languages.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="voice-gender">Gender</label>
+          <select id="voice-gender" value={gender} onChange={(e) => setGender(e.target.value)}>
+            <option value="">Any</option>
+            <option value="female">Female</option>
+            <option value="male">Male</option>
+            <option value="neutral">Neutral</option>
+          </select>
+        </div>
+      </form>
+
+      <StatusText className="count">
+        {results === null ? 'Loading voices…' : `${results.length} ${results.length === 1 ? 'voice' : 'voices'}${found?.query ? ` matching “${found.query}”` : ''}`}
+      </StatusText>
+      <StatusText>{status}</StatusText>
+      <ErrorText>{error}</ErrorText>
+
+      {own.length > 0 ? (
+        <section aria-labelledby="own-heading">
+          <h2 id="own-heading">Your voices</h2>
+          <ul className="voices">
+            {own.map((v) => (
+              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {builtin.length > 0 ? (
+        <section aria-labelledby="builtin-heading">
+          <h2 id="builtin-heading">{own.length > 0 ? 'Built-in voices' : 'Voices'}</h2>
+          <ul className="voices" id="voice-results">
+            {builtin.map((v) => (
+              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} />
+            ))}
+          </ul>
+        </section>
+      ) : results !== null && own.length === 0 ? (
+        <p>No voice matches. Try fewer words or another language.</p>
+      ) : null}
+
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete “${deleting?.name ?? ''}”?`}
+        confirmLabel="Delete voice"
+        busy={deleteBusy}
+        onConfirm={() => void remove()}
+        onCancel={() => {
+          setDeleting(null);
+          setDeleteError(null);
+        }}
+      >
+        <p>The voice is removed for good; requests that name it will fail.</p>
+        <ErrorText>{deleteError}</ErrorText>
+      </ConfirmDialog>
+    </Page>
+  );
+}
