@@ -8,7 +8,9 @@ import { loadEngine } from '../src/synth/registry.ts';
 import { createSynthesizer } from '../src/synth/synthesizer.ts';
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 
+// bench/run.ts passes its own 25-word sentence here, so every table of the main bench speaks the same texts.
 const TEXT =
+  process.env.BENCH_ENGINE_TEXT ??
   'The committee will meet again next Tuesday morning to review the budget, discuss the new library plans, and vote on the proposal together.';
 const RUNS = Math.max(3, Number(process.argv[2] ?? 9));
 

@@ -1,0 +1,65 @@
+// A minimal HTTP client over node:http with keep-alive, timing the first body byte and the end.
+// node:http rather than fetch: the load driver shares two cores with the server, and its own cost
+// (web streams per response) would show up in the server's numbers.
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
+export const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Keep the body (small JSON answers); otherwise only its length is counted (error bodies are kept). */
+  keepBody?: boolean;
+}
+
+export interface Timed {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** From sending the request to the first byte of the body (or the end, for an empty body). */
+  ttfbMs: number;
+  totalMs: number;
+  bytes: number;
+  text(): string;
+}
+
+export function request(url: string, options: RequestOptions = {}): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (res) => {
+      const keep = (options.keepBody ?? true) || (res.statusCode ?? 0) >= 400;
+      let first = 0;
+      let bytes = 0;
+      const parts: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
+        first ||= performance.now();
+        bytes += chunk.length;
+        if (keep) parts.push(chunk);
+      });
+      res.on('error', reject);
+      res.on('end', () => {
+        const end = performance.now();
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          ttfbMs: (first || end) - t0,
+          totalMs: end - t0,
+          bytes,
+          text: () => Buffer.concat(parts).toString('utf8'),
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** POST /v1/speak with the key. */
+export function speak(base: string, key: string, body: { text: string; voice_id?: string; format?: string }): Promise<Timed> {
+  return request(`${base}/v1/speak`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    keepBody: false,
+  });
+}

@@ -1,0 +1,73 @@
+// Event-loop responsiveness of the server seen from outside: a separate process (so the load driver's
+// own busy event loop does not add to the numbers) times a cheap GET every 10 ms while a window is open.
+// Run by bench/run.ts through fork(); not meant to be started by hand.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { request } from './http-client.ts';
+
+type ToProbe = { type: 'start'; url: string; intervalMs: number } | { type: 'stop' };
+type FromProbe = { type: 'samples'; latenciesMs: number[]; errors: number };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The parent's handle: one window at a time, start() then stop() for its latencies. */
+export class Probe {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static launch(): Probe {
+    const child = fork(fileURLToPath(import.meta.url), ['--probe-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return new Probe(child);
+  }
+
+  start(url: string, intervalMs = 10): void {
+    this.child.send({ type: 'start', url, intervalMs } satisfies ToProbe);
+  }
+
+  stop(): Promise<{ latenciesMs: number[]; errors: number }> {
+    return new Promise((resolve) => {
+      this.child.once('message', (m: FromProbe) => resolve({ latenciesMs: m.latenciesMs, errors: m.errors }));
+      this.child.send({ type: 'stop' } satisfies ToProbe);
+    });
+  }
+
+  close(): void {
+    this.child.disconnect();
+  }
+}
+
+async function childMain(): Promise<void> {
+  let running = false;
+  let loop: Promise<void> = Promise.resolve();
+  let latencies: number[] = [];
+  let errors = 0;
+  process.on('message', async (m: ToProbe) => {
+    if (m.type === 'start') {
+      running = true;
+      latencies = [];
+      errors = 0;
+      loop = (async () => {
+        let next = performance.now();
+        while (running) {
+          try {
+            const r = await request(m.url);
+            if (r.status === 200) latencies.push(r.totalMs);
+            else errors += 1;
+          } catch {
+            errors += 1;
+          }
+          next += m.intervalMs;
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait);
+          else next = performance.now();
+        }
+      })();
+    } else {
+      running = false;
+      await loop;
+      process.send?.({ type: 'samples', latenciesMs: latencies, errors } satisfies FromProbe);
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.argv.includes('--probe-child')) await childMain();

@@ -1,0 +1,135 @@
+// `npm run bench`: starts the real service in its own process and measures it from outside: engine
+// speed, /v1/speak latency, WebSocket first-chunk latency and capacity, throughput with the server's CPU,
+// event-loop responsiveness under load, and memory. Prints Markdown tables and writes bench/RESULTS.md.
+//   npm run bench                  the full run (about 4-5 minutes on 2 cores)
+//   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { agent } from './http-client.ts';
+import { Probe } from './probe.ts';
+import { memory } from './proc.ts';
+import { renderSection, table, type Section } from './report.ts';
+import { engineRtf } from './sections/engine-rtf.ts';
+import { mixedMemory } from './sections/memory.ts';
+import { speakLatency } from './sections/speak-latency.ts';
+import { streamCapacity } from './sections/stream-capacity.ts';
+import { streamLatency } from './sections/stream-latency.ts';
+import { throughput, PROBE_PATH } from './sections/throughput.ts';
+import { startService, type BenchService } from './service.ts';
+import { fixed } from './stats.ts';
+import { VOICES } from './texts.ts';
+
+const quick = process.argv.includes('--quick');
+const SETTINGS = quick
+  ? { engineRuns: 3, runs: 3, mixed: 100, windowMs: 3_000, idleMs: 1_000, maxStreams: 8, rampBudgetMs: 20_000 }
+  : { engineRuns: 5, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000 };
+const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+const began = performance.now();
+const machine = {
+  date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model.trim() ?? 'unknown',
+  node: process.version,
+  loadStart: load(),
+};
+const header = [
+  `Date: ${machine.date}`,
+  `Machine: ${machine.cores} cores, ${machine.cpu}; Node ${machine.node}; ${process.platform}/${process.arch}`,
+  `Load average at start (1/5/15 min): ${machine.loadStart}`,
+];
+process.stdout.write(`# Voxsmith benchmark${quick ? ' (quick)' : ''}\n\n${header.join('\n')}\n\n`);
+
+const sections = new Map<number, Section>();
+const done = (n: number, s: Section) => {
+  sections.set(n, s);
+  process.stdout.write(`${renderSection(s)}\n`);
+};
+
+log('1/7 engines (bench/engines.ts), before the service starts');
+done(1, await engineRtf(SETTINGS.engineRuns));
+
+log('starting the service (src/main.ts) with a fresh data folder');
+const service: BenchService = await startService();
+const probe = Probe.launch();
+let startSeconds = Number.NaN;
+try {
+  startSeconds = service.startSeconds;
+  log(`service ready in ${startSeconds.toFixed(1)} s (pid ${service.pid})`);
+
+  log(`7/7 memory: ${SETTINGS.mixed} mixed requests (they also warm the service up)`);
+  const mem = await mixedMemory(service.base, service.key, service.pid, SETTINGS.mixed, 8);
+
+  log('2/7 /v1/speak latency');
+  done(2, await speakLatency(service.base, service.key, SETTINGS.runs));
+
+  log('3/7 WebSocket first chunk');
+  const latency = await streamLatency(service.base, service.key, SETTINGS.runs);
+  done(3, latency.section);
+
+  log('5/7 + 6/7 throughput with CPU and event-loop probe');
+  const tp = await throughput(service.base, service.key, service.pid, probe, {
+    voice: VOICES[0],
+    levels: [1, 8, 32],
+    windowMs: SETTINGS.windowMs,
+    idleMs: SETTINGS.idleMs,
+  });
+
+  log('4/7 concurrent streams ramp');
+  const capacity = await streamCapacity(service.base, service.key, service.pid, {
+    voice: VOICES[0],
+    maxStreams: SETTINGS.maxStreams,
+    budgetMs: SETTINGS.rampBudgetMs,
+  });
+  done(4, capacity.section);
+  done(5, tp.throughput);
+  done(6, tp.eventLoop);
+
+  const end = memory(service.pid);
+  mem.section.rows.push(['end of the whole bench', fixed(end.rssMiB, 0), fixed(end.peakRssMiB, 0)]);
+  done(7, mem.section);
+
+} finally {
+  probe.close();
+  await service.stop();
+  agent.destroy();
+}
+
+const summary = [
+  ['service start to ready (engines loaded and warm)', `${fixed(startSeconds, 1)} s`],
+  ...[...sections.keys()].sort((a, b) => a - b).flatMap((k) => sections.get(k)?.summary ?? []),
+];
+const total = (performance.now() - began) / 1000;
+const loadEnd = load();
+const footer = [`Load average at end (1/5/15 min): ${loadEnd}`, `Bench wall time: ${fixed(total, 0)} s`];
+const busy = Math.max(...[machine.loadStart, loadEnd].map((l) => Number(l.split(' / ')[0]))) > machine.cores * 0.75;
+const caveat = busy
+  ? '**The load average was high: other work shared the cores during this run, so these numbers are pessimistic.**'
+  : '';
+process.stdout.write(`## Summary\n\n${table(['measure', 'value'], summary)}\n\n${[...footer, caveat].filter(Boolean).join('\n')}\n`);
+
+if (!quick) {
+  const doc = [
+    '# Voxsmith benchmark results',
+    '',
+    'Produced by `npm run bench` (bench/run.ts): the real service (`src/main.ts`) in its own process with a fresh',
+    `SQLite data folder, default WORKERS (one per core), RATE_LIMIT_PER_MINUTE raised, driven over loopback by`,
+    `the bench process (which shares the same cores). Event-loop probe: GET ${PROBE_PATH}.`,
+    '',
+    ...header.map((l) => `${l}  `),
+    ...footer.map((l) => `${l}  `),
+    ...(caveat ? ['', caveat] : []),
+    '',
+    '## Summary',
+    '',
+    table(['measure', 'value'], summary),
+    '',
+    ...[...sections.keys()].sort((a, b) => a - b).map((k) => renderSection(sections.get(k) as Section)),
+  ].join('\n');
+  await writeFile(RESULTS, doc);
+  log(`wrote ${RESULTS}`);
+}

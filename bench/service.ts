@@ -1,0 +1,131 @@
+// The service under test: `src/main.ts` in its own process with a fresh data folder, signed into the
+// way a user would (magic link from the local outbox), with one API key for the load.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from './http-client.ts';
+
+export interface BenchService {
+  pid: number;
+  base: string;
+  key: string;
+  /** Seconds from spawn until /readyz answered 200 (engines loaded and warm in every worker). */
+  startSeconds: number;
+  stop(): Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const START_TIMEOUT_MS = 120_000;
+// The bench chooses its own store, mailer and limits; inherited settings would change what is measured.
+const CLEARED_ENV = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'WORKERS', 'LOG_LEVEL', 'METRICS_TOKEN'];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Keeps the last lines of the server's output for error messages, not the whole log of the run. */
+function tail(child: ChildProcess, lines = 30): () => string {
+  const kept: string[] = [];
+  const take = (d: Buffer) => {
+    kept.push(...d.toString().split('\n').filter(Boolean));
+    if (kept.length > lines) kept.splice(0, kept.length - lines);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => kept.join('\n');
+}
+
+export async function startService(): Promise<BenchService> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'voxsmith-bench-'));
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CLEARED_ENV) delete env[name];
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: base,
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = tail(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const fail = async (why: string): Promise<never> => {
+    child.kill('SIGKILL');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+    throw new Error(`${why}\n--- server output (last lines) ---\n${output()}`);
+  };
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null) await fail(`the service exited with code ${child.exitCode} while starting`);
+    if (Date.now() > deadline) await fail('the service was not ready within 2 minutes');
+    const ready = await request(`${base}/readyz`).catch(() => null);
+    if (ready?.status === 200) break;
+    await sleep(100);
+  }
+  const startSeconds = (performance.now() - started) / 1000;
+
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    const forced = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(forced);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const key = await createKey(base, dataDir);
+    return { pid: child.pid ?? 0, base, key, startSeconds, stop };
+  } catch (err) {
+    return fail(`signing in failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Magic link from the outbox (no SMTP_URL), verify, then a key made with the session cookie. */
+async function createKey(base: string, dataDir: string): Promise<string> {
+  const email = 'bench@example.com';
+  const json = { 'content-type': 'application/json' };
+  const login = await request(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email }) });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text()}`);
+  const outbox = join(dataDir, 'outbox');
+  let token: string | undefined;
+  for (let i = 0; i < 100 && !token; i++) {
+    const files = await readdir(outbox).catch(() => [] as string[]);
+    for (const f of files) {
+      const match = /\/verify\?token=([A-Za-z0-9_-]+)/.exec(await readFile(join(outbox, f), 'utf8'));
+      if (match) token = match[1];
+    }
+    if (!token) await sleep(50);
+  }
+  if (!token) throw new Error('no sign-in mail in the outbox');
+  const verify = await request(`${base}/api/auth/verify`, { method: 'POST', headers: json, body: JSON.stringify({ token }) });
+  const cookie = verify.headers['set-cookie']?.map((c) => c.split(';')[0]).join('; ');
+  if (verify.status !== 200 || !cookie) throw new Error(`verify answered ${verify.status}: ${verify.text()}`);
+  const created = await request(`${base}/api/auth/api-keys`, {
+    method: 'POST',
+    headers: { ...json, cookie, origin: base },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  if (created.status !== 201) throw new Error(`key creation answered ${created.status}: ${created.text()}`);
+  return (JSON.parse(created.text()) as { key: string }).key;
+}
