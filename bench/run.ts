@@ -27,9 +27,9 @@ const SETTINGS = quick
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
-const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
 const began = performance.now();
+const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+
 const machine = {
   date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   cores: availableParallelism(),
