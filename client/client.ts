@@ -1,0 +1,262 @@
+// A typed client for every Voxsmith endpoint. Runs in browsers and in Node 18+ (global fetch); no Node imports.
+import { errorFromResponse, VoxsmithError } from './errors.ts';
+import { SpeechStream, type StreamOptions, type WebSocketClass } from './stream.ts';
+import type {
+  ApiKey,
+  BreedRequest,
+  CloneRequest,
+  CreatedApiKey,
+  OpenAISpeechRequest,
+  Readiness,
+  SpeakRequest,
+  SpeechAudio,
+  StreamRequest,
+  StreamResult,
+  UsageReport,
+  User,
+  Voice,
+  VoiceFilter,
+} from './types.ts';
+
+export interface ClientOptions {
+  /** Where the service is, e.g. `http://localhost:8080` (no trailing /api or /v1). */
+  baseUrl: string;
+  /** An API key (`service_sk_…`), sent as a Bearer header and as the stream's token. Never ship one to a browser. */
+  apiKey?: string;
+  /** Another fetch (tests, proxies); the global one by default. */
+  fetch?: typeof fetch;
+  /** The WebSocket class for `stream`; the global one by default. Node 20 has none: pass `ws`'s. */
+  WebSocket?: WebSocketClass;
+  /** Sent with every HTTP request, e.g. `{ cookie, origin }` for a Node client using a dashboard session. */
+  headers?: Record<string, string>;
+  /** Browsers: whether the session cookie goes along (`include` for another origin); `same-origin` by default. */
+  credentials?: 'omit' | 'same-origin' | 'include';
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** The headers of a streamed speech answer, with its body still to be read. */
+export interface SpeechResponse {
+  body: ReadableStream<Uint8Array>;
+  contentType: string;
+  sampleRate: number;
+  voiceId: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface Call {
+  method?: string;
+  query?: Query;
+  json?: unknown;
+  body?: FormData;
+  signal?: AbortSignal;
+}
+
+export class VoxsmithClient {
+  readonly baseUrl: string;
+  private readonly options: ClientOptions;
+
+  constructor(options: ClientOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The same client with another API key (or none). */
+  withApiKey(apiKey: string | undefined): VoxsmithClient {
+    return new VoxsmithClient({ ...this.options, apiKey });
+  }
+
+  // --- Sign-in (the dashboard's cookie session) ---
+
+  /** Mails a one-time sign-in link; the answer is the same whether or not the address is known. */
+  login(email: string, options: RequestOptions = {}): Promise<{ message: string }> {
+    return this.json('/api/auth/login', { method: 'POST', json: { email }, ...options });
+  }
+
+  /**
+   * Consumes the link's token and starts a session. Browsers keep the httpOnly cookie themselves; in Node,
+   * `sessionCookie` is the `name=value` to send back in a `cookie` header.
+   */
+  async verify(token: string, options: RequestOptions = {}): Promise<{ user: User; sessionCookie?: string }> {
+    const res = await this.send('/api/auth/verify', { method: 'POST', json: { token }, ...options });
+    const body = (await res.json()) as { user: User };
+    const setCookie = typeof res.headers.getSetCookie === 'function' ? res.headers.getSetCookie() : [];
+    const cookie = setCookie.find((c) => c.startsWith('vox_session='))?.split(';')[0];
+    return cookie ? { user: body.user, sessionCookie: cookie } : { user: body.user };
+  }
+
+  async session(options: RequestOptions = {}): Promise<User | null> {
+    return (await this.json<{ user: User | null }>('/api/auth/session', options)).user;
+  }
+
+  logout(options: RequestOptions = {}): Promise<{ message: string }> {
+    return this.json('/api/auth/logout', { method: 'POST', ...options });
+  }
+
+  // --- API keys ---
+
+  createKey(name: string, options: RequestOptions = {}): Promise<CreatedApiKey> {
+    return this.json('/api/auth/api-keys', { method: 'POST', json: { name }, ...options });
+  }
+
+  async listKeys(options: RequestOptions = {}): Promise<ApiKey[]> {
+    return (await this.json<{ keys: ApiKey[] }>('/api/auth/api-keys', options)).keys;
+  }
+
+  revokeKey(keyId: string, options: RequestOptions = {}): Promise<{ id: string; revoked: boolean }> {
+    return this.json('/api/auth/api-keys', { method: 'DELETE', json: { key_id: keyId }, ...options });
+  }
+
+  // --- Voices ---
+
+  async listVoices(filter: VoiceFilter = {}, options: RequestOptions = {}): Promise<Voice[]> {
+    return (await this.json<{ voices: Voice[] }>('/api/voices', { query: { ...filter }, ...options })).voices;
+  }
+
+  async searchVoices(q: string, search: { limit?: number } = {}, options: RequestOptions = {}): Promise<Voice[]> {
+    return (await this.json<{ voices: Voice[] }>('/api/voices/search', { query: { q, limit: search.limit }, ...options })).voices;
+  }
+
+  async getVoice(id: string, options: RequestOptions = {}): Promise<Voice> {
+    return (await this.json<{ voice: Voice }>(`/api/voices/${encodeURIComponent(id)}`, options)).voice;
+  }
+
+  deleteVoice(id: string, options: RequestOptions = {}): Promise<{ id: string; deleted: boolean }> {
+    return this.json(`/api/voices/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
+  }
+
+  // --- Forge ---
+
+  async clone(request: CloneRequest, options: RequestOptions = {}): Promise<Voice> {
+    const form = new FormData();
+    form.set('name', request.name);
+    if (request.language !== undefined) form.set('language', request.language);
+    form.set('audio', request.audio, request.filename ?? 'sample');
+    return (await this.json<{ voice: Voice }>('/v1/forge/clone', { method: 'POST', body: form, ...options })).voice;
+  }
+
+  async breed(request: BreedRequest, options: RequestOptions = {}): Promise<Voice> {
+    return (await this.json<{ voice: Voice }>('/v1/forge/breed', { method: 'POST', json: request, ...options })).voice;
+  }
+
+  // --- Speech ---
+
+  /** The whole audio file, once synthesis has finished. */
+  async speak(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechAudio> {
+    return this.audio(await this.send('/v1/speak', { method: 'POST', json: request, ...options }));
+  }
+
+  /** The audio as it is synthesized: play or save `body` while it arrives. */
+  async speakStream(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechResponse> {
+    const res = await this.send('/v1/speak', { method: 'POST', json: request, ...options });
+    if (!res.body) throw new VoxsmithError('the response has no body', res.status, undefined, res.headers.get('x-request-id') ?? undefined);
+    return { body: res.body, ...this.audioHeaders(res) };
+  }
+
+  /** OpenAI's speech API as this service offers it (/v1/audio/speech). */
+  async openaiSpeech(request: OpenAISpeechRequest, options: RequestOptions = {}): Promise<SpeechAudio> {
+    return this.audio(await this.send('/v1/audio/speech', { method: 'POST', json: request, ...options }));
+  }
+
+  /**
+   * Streams speech over a WebSocket of its own: yields float32 chunks (24 000 Hz mono) as the server
+   * produces them and returns its totals. Breaking out of the loop or aborting cancels the synthesis.
+   */
+  async *stream(request: StreamRequest, options: StreamOptions = {}): AsyncGenerator<Float32Array, StreamResult> {
+    const connection = await this.openStream();
+    try {
+      return yield* connection.synthesize(request, options);
+    } finally {
+      connection.close();
+    }
+  }
+
+  /** A stream connection for several requests in a row (they are spoken in order). */
+  openStream(): Promise<SpeechStream> {
+    const WebSocketImpl = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
+    if (!WebSocketImpl) {
+      throw new VoxsmithError('No WebSocket class: pass one as the WebSocket option (in Node 20, the ws package)', 0, 'no_websocket', undefined);
+    }
+    const url = new URL(`${this.baseUrl}/v1/ws/stream`);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    if (this.options.apiKey) url.searchParams.set('token', this.options.apiKey);
+    return SpeechStream.open(url.href, WebSocketImpl);
+  }
+
+  // --- Account and operations ---
+
+  usage(days?: number, options: RequestOptions = {}): Promise<UsageReport> {
+    return this.json('/api/usage', { query: { days }, ...options });
+  }
+
+  health(options: RequestOptions = {}): Promise<{ status: string }> {
+    return this.json('/healthz', options);
+  }
+
+  ready(options: RequestOptions = {}): Promise<Readiness> {
+    return this.json('/readyz', options);
+  }
+
+  /** The Prometheus text; `token` is METRICS_TOKEN when the service sets one. */
+  async metrics(token?: string, options: RequestOptions = {}): Promise<string> {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const res = await this.send('/metrics', { ...options }, headers, false);
+    return res.text();
+  }
+
+  /** The OpenAPI 3.1 document. */
+  openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.json('/openapi.json', options);
+  }
+
+  // --- Plumbing ---
+
+  private async json<T>(path: string, call: Call = {}): Promise<T> {
+    return (await (await this.send(path, call)).json()) as T;
+  }
+
+  private async audio(res: Response): Promise<SpeechAudio> {
+    return { audio: new Uint8Array(await res.arrayBuffer()), ...this.audioHeaders(res) };
+  }
+
+  private audioHeaders(res: Response): Omit<SpeechResponse, 'body'> {
+    return {
+      contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+      sampleRate: Number(res.headers.get('x-sample-rate') ?? 24_000),
+      voiceId: res.headers.get('x-voice-id') ?? '',
+    };
+  }
+
+  private async send(path: string, call: Call, extraHeaders: Record<string, string> = {}, withKey = true): Promise<Response> {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...extraHeaders };
+    if (withKey && this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    let body: string | FormData | undefined = call.body;
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.json);
+    }
+    const doFetch = this.options.fetch ?? fetch;
+    let res: Response;
+    try {
+      res = await doFetch(url, {
+        method: call.method ?? 'GET',
+        headers,
+        body,
+        signal: call.signal,
+        credentials: this.options.credentials ?? 'same-origin',
+      });
+    } catch (err) {
+      if (call.signal?.aborted) throw err;
+      throw new VoxsmithError(`Could not reach ${url.origin}: ${err instanceof Error ? err.message : String(err)}`, 0, 'network', undefined);
+    }
+    if (!res.ok) throw await errorFromResponse(res);
+    return res;
+  }
+}
