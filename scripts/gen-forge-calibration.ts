@@ -1,0 +1,145 @@
+// Generates src/voices/forge-calibration.json: how each built-in voice sounds (measured on the forge's fit
+// text) and how the engines' pitch controls move the heard pitch. The voice forge maps genomes onto
+// engine controls with it. Run again after changing an engine, the catalog or the fit texts:
+//   node --import tsx scripts/gen-forge-calibration.ts
+// Renders go through the synthesizer and measurements through measureSpeaker(), exactly as a clone's fit
+// does, so the numbers are in the same units as everything the forge measures at run time.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { findEspeakVoice } from '../src/synth/engines/espeak/info.ts';
+import { FLITE_VOICES } from '../src/synth/engines/flite/info.ts';
+import { createSynthesizer, type Synthesizer } from '../src/synth/synthesizer.ts';
+import type { VoiceSpec } from '../src/synth/voice-spec.ts';
+import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
+import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/voices/calibration.ts';
+import { fitTextDigest, fitTextFor } from '../src/voices/fit-text.ts';
+import { renderPcm, RENDER_RATE } from '../src/voices/render.ts';
+import { measureSpeaker, type SpeakerFeatures } from '../src/voices/speaker-features.ts';
+
+const OUT = fileURLToPath(new URL('../src/voices/forge-calibration.json', import.meta.url));
+const ESPEAK_DATA = '/usr/share/espeak-ng-data';
+const ENGLISH = fitTextFor('en');
+
+interface EspeakFs {
+  FS: { readFile(path: string, opts: { encoding: 'utf8' }): string };
+}
+
+async function loadEspeakFs(): Promise<EspeakFs> {
+  const specifier = '@echogarden/espeak-ng-emscripten';
+  const imported = (await import(specifier)) as { default: () => Promise<EspeakFs> };
+  return imported.default();
+}
+
+function pitchLineOf(text: string): [number, number] | undefined {
+  let line: [number, number] | undefined;
+  for (const raw of text.split('\n')) {
+    const words = raw.replace(/\/\/.*$/, '').trim().split(/\s+/);
+    if (words[0] !== 'pitch') continue;
+    const nums = words.slice(1, 3).map(Number);
+    // Later lines win in espeak's voice files.
+    if (nums.length === 2 && nums.every(Number.isFinite)) line = [nums[0], nums[1]];
+  }
+  return line;
+}
+
+function readOrEmpty(fs: EspeakFs, path: string): string {
+  try {
+    return fs.FS.readFile(path, { encoding: 'utf8' });
+  } catch {
+    return '';
+  }
+}
+
+/** The pitch line espeak uses for a voice: its variant's, else its language file's, else espeak's default. */
+function espeakPitchLine(fs: EspeakFs, spec: VoiceSpec): [number, number] {
+  if (spec.variant) {
+    const line = pitchLineOf(readOrEmpty(fs, `${ESPEAK_DATA}/voices/!v/${spec.variant}`));
+    if (line) return line;
+  }
+  const entry = findEspeakVoice(spec.base);
+  if (!entry) throw new Error(`unknown espeak voice ${spec.base}`);
+  return pitchLineOf(readOrEmpty(fs, `${ESPEAK_DATA}/lang/${entry.identifier}`)) ?? [82, 118];
+}
+
+async function measure(synth: Synthesizer, spec: VoiceSpec, text: string): Promise<SpeakerFeatures> {
+  const pcm = await renderPcm(synth, spec, text);
+  const f = await measureSpeaker(pcm, RENDER_RATE);
+  if (!f || f.pitch_hz === 0) throw new Error(`no voiced speech from ${JSON.stringify(spec)}`);
+  return f;
+}
+
+/** Makes a sequence non-decreasing (measurement noise must not make the model non-invertible). */
+function monotone(values: number[]): number[] {
+  const out: number[] = [];
+  for (const v of values) out.push(Math.max(v, (out[out.length - 1] ?? -Infinity) + 1e-3));
+  return out;
+}
+
+async function espeakModel(synth: Synthesizer): Promise<EspeakPitchModel> {
+  const rho = [0, 0.1, 0.25, 0.44, 0.7, 1, 1.5, 2];
+  const base = 100;
+  const median: number[] = [];
+  const range: number[] = [];
+  for (const r of rho) {
+    const f = await measure(synth, { engine: 'espeak', base: 'en-us', controls: { pitchHz: base, pitchRangeHz: r * base } }, ENGLISH);
+    median.push(Math.round((f.pitch_hz / base) * 1e4) / 1e4);
+    range.push(f.pitch_range_st);
+  }
+  return { rho, median: monotone(median), range_st: monotone(range) };
+}
+
+async function fliteModels(synth: Synthesizer): Promise<Record<string, FlitePitchModel>> {
+  const out: Record<string, FlitePitchModel> = {};
+  for (const v of FLITE_VOICES) {
+    const low = await measure(synth, { engine: 'flite', base: v.base, controls: { pitchHz: 100 } }, ENGLISH);
+    const high = await measure(synth, { engine: 'flite', base: v.base, controls: { pitchHz: 200 } }, ENGLISH);
+    const slope = (high.pitch_hz - low.pitch_hz) / 100;
+    // A voice whose pitch does not follow the target at all (rms) is marked, not modelled.
+    const controllable = slope > 0.5;
+    out[v.base] = {
+      controllable,
+      slope: controllable ? Math.round(slope * 1e4) / 1e4 : 1,
+      offset: controllable ? Math.round((low.pitch_hz - slope * 100) * 100) / 100 : 0,
+    };
+    console.error(`flite ${v.base}: ${JSON.stringify(out[v.base])}`);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const synth = createSynthesizer({ workers: 2 });
+  await synth.ready();
+  const fs = await loadEspeakFs();
+  try {
+    const espeak = await espeakModel(synth);
+    console.error(`espeak model: ${JSON.stringify(espeak)}`);
+    const flite = await fliteModels(synth);
+    const voices: Record<string, BaseVoiceCalibration> = {};
+    for (const v of BUILTIN_VOICES) {
+      let natural: SpeakerFeatures;
+      try {
+        natural = await measure(synth, v.spec, fitTextFor(v.language));
+      } catch (err) {
+        // Such a voice cannot be a clone's base; as a parent it falls back to default genes.
+        console.error(`${v.id}: left out: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      voices[v.id] = v.engine === 'espeak' ? { pitch_line: espeakPitchLine(fs, v.spec), natural } : { natural };
+      console.error(`${v.id}: ${natural.pitch_hz} Hz, ${natural.pitch_range_st} st, ${natural.syllables_per_second} syl/s`);
+    }
+    const calibration: ForgeCalibration = { version: 1, fit_text_digest: fitTextDigest(), espeak, flite, voices };
+    // One voice per line: diffs of a regenerated file stay readable.
+    const lines = Object.entries(calibration.voices).map(([id, c]) => `    ${JSON.stringify(id)}: ${JSON.stringify(c)}`);
+    const text =
+      '{\n' +
+      `  "version": 1,\n  "fit_text_digest": ${JSON.stringify(calibration.fit_text_digest)},\n` +
+      `  "espeak": ${JSON.stringify(espeak)},\n  "flite": ${JSON.stringify(flite)},\n` +
+      `  "voices": {\n${lines.join(',\n')}\n  }\n}\n`;
+    writeFileSync(OUT, text);
+    console.error(`wrote ${OUT} (${lines.length} voices)`);
+  } finally {
+    await synth.close();
+  }
+}
+
+await main();

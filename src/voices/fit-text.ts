@@ -1,0 +1,24 @@
+// The fixed text the forge renders to measure a voice (calibration of the base voices, and every step of
+// a clone's fit). Fixed, so that measurements of different voices compare; varied in its sounds and
+// phrasing, so that the syllable rate measured on it is close to that of ordinary speech.
+import { createHash } from 'node:crypto';
+import { matchesLanguage } from './filter.ts';
+
+const ENGLISH =
+  'Every morning the baker opens his little shop before the sun comes up. ' +
+  'People wait outside in the cold, talking quietly about the weather and the news. ' +
+  'By nine o\u2019clock, most of the bread is gone again.';
+
+// Numerals are written the same in most scripts and every espeak language reads them in its own words,
+// so one text serves the languages that have no text of their own here.
+const NUMBERS = '1 2 3 4 5 6 7 8 9 10. 21, 35, 47, 58. 250, 2024.';
+
+/** The fit text for a language tag (BCP 47, any case). */
+export function fitTextFor(language: string): string {
+  return matchesLanguage(language, 'en') ? ENGLISH : NUMBERS;
+}
+
+/** Identifies the fit texts; the calibration records it, so that a changed text cannot go unnoticed. */
+export function fitTextDigest(): string {
+  return createHash('sha256').update(`${ENGLISH}\n${NUMBERS}`).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,65 @@
+// What the forge measures about a speaker, from an upload or from a render of a voice. Every recording
+// is brought to the same rates first, so that a telephone-quality upload, a flite render and an espeak
+// render are measured alike (the syllable counter and the long-term spectrum both depend on the rate).
+import { measurePitch, measureSpeakingRate, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { resampleAll } from '../audio/resample.ts';
+
+/** Pitch and rhythm are measured at this rate. */
+export const ANALYSIS_RATE = 16000;
+/** Timbre is compared on this rate's band (0-4 kHz), which every upload has, 8 kHz telephone audio too. */
+export const SPECTRUM_RATE = 8000;
+
+export interface SpeakerFeatures {
+  /** Median fundamental frequency of the voiced frames, Hz. */
+  pitch_hz: number;
+  pitch_p10_hz: number;
+  pitch_p90_hz: number;
+  /** Spread of the intonation: semitones from the 10th to the 90th percentile of f0. */
+  pitch_range_st: number;
+  /** Share of the sounding frames that are voiced. */
+  voiced_fraction: number;
+  syllables_per_second: number;
+  /** Seconds of speech after silence was trimmed (long pauses shortened to 300 ms). */
+  speech_seconds: number;
+  /** Long-term spectrum over 0-4 kHz. */
+  spectral_centroid_hz: number;
+  spectral_tilt_db_per_octave: number;
+  spectral_rolloff_hz: number;
+  spectral_flatness: number;
+}
+
+const round = (x: number, digits: number): number => {
+  const k = 10 ** digits;
+  return Math.round(x * k) / k;
+};
+
+/** Semitones from `a` to `b` (positive when b is higher). */
+export function semitones(a: number, b: number): number {
+  return 12 * Math.log2(b / a);
+}
+
+/** Measures a mono recording at any rate; null when it holds no speech at all. */
+export async function measureSpeaker(samples: Float32Array, rate: number): Promise<SpeakerFeatures | null> {
+  const x = rate === ANALYSIS_RATE ? samples : await resampleAll(samples, rate, ANALYSIS_RATE);
+  const speech = trimSilence(x, ANALYSIS_RATE);
+  if (speech.length === 0) return null;
+  const pitch = measurePitch(speech, ANALYSIS_RATE);
+  const rhythm = measureSpeakingRate(speech, ANALYSIS_RATE);
+  const narrow = await resampleAll(speech, ANALYSIS_RATE, SPECTRUM_RATE);
+  const spectrum = spectralFeatures(narrow, SPECTRUM_RATE);
+  const range = pitch.p10Hz > 0 ? semitones(pitch.p10Hz, pitch.p90Hz) : 0;
+  // Rounded so that a measurement reads the same wherever it is stored or compared.
+  return {
+    pitch_hz: round(pitch.medianHz, 2),
+    pitch_p10_hz: round(pitch.p10Hz, 2),
+    pitch_p90_hz: round(pitch.p90Hz, 2),
+    pitch_range_st: round(range, 3),
+    voiced_fraction: round(pitch.voicedFraction, 3),
+    syllables_per_second: round(rhythm.syllablesPerSecond, 3),
+    speech_seconds: round(speech.length / ANALYSIS_RATE, 3),
+    spectral_centroid_hz: round(spectrum.centroidHz, 1),
+    spectral_tilt_db_per_octave: round(spectrum.tilt, 3),
+    spectral_rolloff_hz: round(spectrum.rolloffHz, 1),
+    spectral_flatness: round(spectrum.flatness, 4),
+  };
+}
