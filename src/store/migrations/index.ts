@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as accounts from './001-accounts.ts';
+import * as voices from './002-voices.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': accounts,
+  '002-voices': voices,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,42 @@
+// A one-thread pool for the forge's decoding and measuring. One thread is enough: the fit loop waits for
+// each measurement anyway, and the speech workers keep the other core.
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { AnalysisResult, AnalysisTask } from './forge-protocol.ts';
+import type { SpeakerFeatures } from './speaker-features.ts';
+
+export interface UploadLimits {
+  minSeconds: number;
+  maxSeconds: number;
+}
+
+export class SpeechAnalyzer {
+  private readonly piscina: Piscina<AnalysisTask, AnalysisResult>;
+
+  constructor(options: { idleTimeoutMs?: number } = {}) {
+    this.piscina = new Piscina<AnalysisTask, AnalysisResult>({
+      filename: fileURLToPath(new URL('./forge-worker.ts', import.meta.url)),
+      minThreads: 0,
+      maxThreads: 1,
+      // Started on the first clone and kept a while: loading the decoders' wasm takes a moment.
+      idleTimeout: options.idleTimeoutMs ?? 60_000,
+      atomics: 'disabled',
+    });
+  }
+
+  /** Decodes and measures an upload; the bytes are copied, so the caller keeps them. */
+  analyzeUpload(bytes: Uint8Array, limits: UploadLimits): Promise<AnalysisResult> {
+    return this.piscina.run({ type: 'upload', bytes, minSeconds: limits.minSeconds, maxSeconds: limits.maxSeconds });
+  }
+
+  /** Measures rendered speech; the samples are moved to the worker (the caller's array is emptied). */
+  async measurePcm(samples: Float32Array, rate: number): Promise<SpeakerFeatures | null> {
+    const own = samples.byteOffset === 0 && samples.byteLength === samples.buffer.byteLength ? samples : samples.slice();
+    const result = await this.piscina.run({ type: 'pcm', samples: own, rate }, { transferList: [own.buffer as ArrayBuffer] });
+    return result.ok ? result.features : null;
+  }
+
+  close(): Promise<void> {
+    return this.piscina.close();
+  }
+}

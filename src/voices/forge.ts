@@ -1,0 +1,204 @@
+// The voice forge: clones a voice from an uploaded sample and breeds voices from two parents, storing
+// the results as the caller's own voices. Routes call it; it never sees Fastify.
+import { randomBytes, randomInt } from 'node:crypto';
+import type { UploadContainer } from '../audio/decode.ts';
+import { AppError } from '../errors.ts';
+import type { Synthesizer } from '../synth/synthesizer.ts';
+import { MAX_SEED, breedGenomes } from './breed.ts';
+import { getBuiltinVoice } from './builtin.ts';
+import { cloneCandidates, fitClone, nearestBase } from './clone.ts';
+import { isValidLanguageQuery } from './filter.ts';
+import type { AnalysisFailureKind } from './forge-protocol.ts';
+import type { SpeechAnalyzer } from './forge-pool.ts';
+import { genderOfPitch, genomeOfBuiltin, genomeToJson, genomeToSpec, parseGenome, type VoiceGenome } from './genome.ts';
+import type { VoiceLibrary } from './library.ts';
+import type { DbVoiceStore, OwnedVoice } from './owned-store.ts';
+import { semitones } from './speaker-features.ts';
+import { toPublicVoice, type JsonValue, type PublicVoice, type Voice } from './voice.ts';
+
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+export const MIN_SAMPLE_SECONDS = 3;
+export const MAX_SAMPLE_SECONDS = 120;
+export const MAX_NAME_CHARS = 100;
+export const DEFAULT_CLONE_LANGUAGE = 'en';
+export const DEFAULT_MUTATION_RATE = 0.2;
+
+export interface CloneInput {
+  audio: Uint8Array;
+  name: unknown;
+  language?: unknown;
+}
+
+export interface BreedInput {
+  parentA: unknown;
+  parentB: unknown;
+  name: unknown;
+  mutationRate?: unknown;
+  seed?: unknown;
+}
+
+export interface ForgeDeps {
+  synthesizer: Synthesizer;
+  library: VoiceLibrary;
+  store: DbVoiceStore;
+  analyzer: SpeechAnalyzer;
+  /** Renders a clone's fit may take; default 4. */
+  fitRenders?: number;
+}
+
+/** What the owner sees of their own voice: the public fields plus its genome and how it was made. */
+export type OwnedPublicVoice = PublicVoice & {
+  genome: JsonValue;
+  features?: JsonValue;
+  mutation_rate?: number;
+  seed?: number;
+};
+
+export function toOwnedPublicVoice(v: OwnedVoice): OwnedPublicVoice {
+  const out: OwnedPublicVoice = { ...toPublicVoice(v), genome: v.genome };
+  if (v.features !== undefined) out.features = v.features;
+  if (v.mutation_rate !== undefined) out.mutation_rate = v.mutation_rate;
+  if (v.seed !== undefined) out.seed = v.seed;
+  return out;
+}
+
+const EXTENSIONS: Readonly<Record<UploadContainer, string>> = {
+  wav: 'wav',
+  mp3: 'mp3',
+  'ogg-opus': 'opus',
+  'ogg-vorbis': 'ogg',
+  flac: 'flac',
+};
+
+const ANALYSIS_ERRORS: Readonly<Record<AnalysisFailureKind, 'unsupported_audio' | 'invalid_audio' | 'audio_too_long' | 'audio_too_short' | 'no_speech'>> = {
+  unsupported: 'unsupported_audio',
+  corrupt: 'invalid_audio',
+  empty: 'invalid_audio',
+  too_long: 'audio_too_long',
+  too_short: 'audio_too_short',
+  no_speech: 'no_speech',
+};
+
+/** `clone-` / `breed-` and 12 random base-36 characters: URL-safe and unguessable enough to not collide. */
+function newVoiceId(prefix: 'clone' | 'breed'): string {
+  const bytes = randomBytes(12);
+  let s = '';
+  for (const b of bytes) s += (b % 36).toString(36);
+  return `${prefix}-${s}`;
+}
+
+export function validateName(name: unknown): string {
+  if (typeof name !== 'string') throw new AppError('validation', 'name is required and must be a string');
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > MAX_NAME_CHARS) {
+    throw new AppError('validation', `name must be 1 to ${MAX_NAME_CHARS} characters`);
+  }
+  if (/\p{Cc}/u.test(trimmed)) throw new AppError('validation', 'name must not contain control characters');
+  return trimmed;
+}
+
+function describeGenes(genome: VoiceGenome): string {
+  const g = genome.genes;
+  return `pitch around ${Math.round(g.pitch_hz)} Hz, speaking rate ${g.rate.toFixed(2)}x`;
+}
+
+export class VoiceForge {
+  constructor(private readonly deps: ForgeDeps) {}
+
+  async clone(ownerId: string, input: CloneInput): Promise<OwnedVoice> {
+    const name = validateName(input.name);
+    const language = input.language === undefined || input.language === '' ? DEFAULT_CLONE_LANGUAGE : input.language;
+    if (!isValidLanguageQuery(language)) throw new AppError('validation', 'language must be a BCP 47 language tag such as "en" or "en-GB"');
+    const candidates = cloneCandidates(language);
+    if (candidates.length === 0) throw new AppError('validation', `No base voice speaks "${language}"; see /api/voices for the languages`);
+
+    const analysis = await this.deps.analyzer.analyzeUpload(input.audio, { minSeconds: MIN_SAMPLE_SECONDS, maxSeconds: MAX_SAMPLE_SECONDS });
+    if (!analysis.ok) throw new AppError(ANALYSIS_ERRORS[analysis.kind], `${analysis.message[0].toUpperCase()}${analysis.message.slice(1)}`);
+    const sample = analysis.features;
+
+    const base = nearestBase(sample, candidates);
+    const fit = await fitClone(this.deps.synthesizer, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders });
+    const last = fit.steps.find((s) => s.measured === fit.measured);
+    const id = newVoiceId('clone');
+    const genome = fit.genome;
+    const voice: OwnedVoice = {
+      id,
+      name,
+      language: base.language,
+      language_name: base.language_name,
+      gender: genderOfPitch(sample.pitch_hz),
+      engine: genome.engine,
+      source: 'clone',
+      description:
+        `Cloned from an uploaded ${Math.round(analysis.seconds ?? 0)} s sample: ${describeGenes(genome)}; ` +
+        `built on ${base.name} (${base.engine}, ${base.language}).`,
+      tags: ['clone', 'cloned', 'custom'],
+      owner_id: ownerId,
+      created_at: new Date().toISOString(),
+      spec: genomeToSpec(genome),
+      genome: genomeToJson(genome),
+      features: {
+        sample: { ...sample, seconds: analysis.seconds ?? 0, container: analysis.container ?? 'unknown' },
+        clone: { ...fit.measured },
+        base_voice: base.id,
+        fit: {
+          renders: fit.steps.length,
+          pitch_error_st: Math.round(semitones(sample.pitch_hz, fit.measured.pitch_hz) * 1000) / 1000,
+          rate_error: Math.round((last?.rate_error ?? 0) * 1000) / 1000,
+        },
+      },
+    };
+    const container = analysis.container ?? 'wav';
+    await this.deps.store.create(voice, { fileName: `${id}.${EXTENSIONS[container]}`, container, bytes: input.audio });
+    return voice;
+  }
+
+  async breed(ownerId: string, input: BreedInput): Promise<OwnedVoice> {
+    const name = validateName(input.name);
+    // Absent means the default; anything else, null included, must be a number in range.
+    const rate = input.mutationRate === undefined ? DEFAULT_MUTATION_RATE : input.mutationRate;
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+      throw new AppError('validation', 'mutation_rate must be a number from 0 to 1');
+    }
+    let seed: number;
+    if (input.seed === undefined) seed = randomInt(0, MAX_SEED + 1);
+    else if (typeof input.seed === 'number' && Number.isInteger(input.seed) && input.seed >= 0 && input.seed <= MAX_SEED) seed = input.seed;
+    else throw new AppError('validation', `seed must be an integer from 0 to ${MAX_SEED}`);
+
+    const [a, b] = await Promise.all([this.parent(input.parentA, 'parent_a', ownerId), this.parent(input.parentB, 'parent_b', ownerId)]);
+    const child = breedGenomes(genomeOf(a), genomeOf(b), { mutationRate: rate, seed });
+    const base = getBuiltinVoice(child.base_voice);
+    const from = base ?? (child.base_voice === genomeOf(a).base_voice ? a : b);
+    const voice: OwnedVoice = {
+      id: newVoiceId('breed'),
+      name,
+      language: from.language,
+      language_name: from.language_name,
+      gender: genderOfPitch(child.genes.pitch_hz),
+      engine: child.engine,
+      source: 'breed',
+      description: `Bred from ${a.name} and ${b.name} (mutation rate ${rate}, seed ${seed}): ${describeGenes(child)}; speaks like ${from.name}.`,
+      tags: ['bred', 'breed', 'custom'],
+      parents: [a.id, b.id],
+      owner_id: ownerId,
+      created_at: new Date().toISOString(),
+      spec: genomeToSpec(child),
+      genome: genomeToJson(child),
+      mutation_rate: rate,
+      seed,
+    };
+    await this.deps.store.create(voice);
+    return voice;
+  }
+
+  private async parent(id: unknown, field: string, ownerId: string): Promise<Voice> {
+    if (typeof id !== 'string' || id === '' || id.length > 200) throw new AppError('validation', `${field} must be a voice id`);
+    const voice = await this.deps.library.resolve(id, ownerId);
+    if (!voice) throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}" (${field})`);
+    return voice;
+  }
+}
+
+function genomeOf(v: Voice): VoiceGenome {
+  return v.source === 'builtin' ? genomeOfBuiltin(v) : parseGenome(v.genome);
+}
