@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors.ts';
+import { getBuiltinVoice } from '../../voices/builtin.ts';
+import { toOwnedPublicVoice } from '../../voices/forge.ts';
+import { toPublicVoice } from '../../voices/voice.ts';
+import { requireAuth } from '../plugins/auth.ts';
+
+const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/**
+ * One voice by id: built-in voices for everyone, one's own clones and bred voices (with their genome and
+ * measurements) for their owner. Another user's voice answers 404, exactly like one that does not exist.
+ */
+export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { ownedVoices, voices } = app.services;
+
+  r.get('/api/voices/:id', { schema: { params: Params } }, async (request) => {
+    const { id } = request.params;
+    const builtin = getBuiltinVoice(id);
+    if (builtin) return { voice: toPublicVoice(builtin) };
+    const userId = request.principal?.userId;
+    const owned = userId ? await ownedVoices.getOwned(id, userId) : null;
+    if (!owned) throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
+    return { voice: toOwnedPublicVoice(owned) };
+  });
+
+  r.delete('/api/voices/:id', { preHandler: requireAuth, config: { rateLimit: 'api' }, schema: { params: Params } }, async (request) => {
+    const { id } = request.params;
+    if (!request.principal) throw new AppError('unauthorized');
+    if (getBuiltinVoice(id)) throw new AppError('forbidden', 'Built-in voices cannot be deleted');
+    if (!(await ownedVoices.deleteOwned(id, request.principal.userId))) {
+      throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
+    }
+    voices.forget(id);
+    return { id, deleted: true };
+  });
+}
