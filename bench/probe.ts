@@ -20,18 +20,25 @@ export class Probe {
   }
 
   start(url: string, intervalMs = 10): void {
-    this.child.send({ type: 'start', url, intervalMs } satisfies ToProbe);
+    if (this.child.connected) this.child.send({ type: 'start', url, intervalMs } satisfies ToProbe);
   }
 
+  /** The window's latencies; none if the probe process has gone (Ctrl-C reaches it too). */
   stop(): Promise<{ latenciesMs: number[]; errors: number }> {
+    if (!this.child.connected) return Promise.resolve({ latenciesMs: [], errors: 0 });
     return new Promise((resolve) => {
-      this.child.once('message', (m: FromProbe) => resolve({ latenciesMs: m.latenciesMs, errors: m.errors }));
+      const gone = () => resolve({ latenciesMs: [], errors: 0 });
+      this.child.once('exit', gone);
+      this.child.once('message', (m: FromProbe) => {
+        this.child.off('exit', gone);
+        resolve({ latenciesMs: m.latenciesMs, errors: m.errors });
+      });
       this.child.send({ type: 'stop' } satisfies ToProbe);
     });
   }
 
   close(): void {
-    this.child.disconnect();
+    if (this.child.connected) this.child.disconnect();
   }
 }
 

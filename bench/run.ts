@@ -56,6 +56,11 @@ done(1, await engineRtf(SETTINGS.engineRuns));
 log('starting the service (src/main.ts) with a fresh data folder');
 const service: BenchService = await startService();
 const probe = Probe.launch();
+// Ctrl-C reaches the service too (same process group); wait for it and remove its data folder.
+process.once('SIGINT', () => {
+  probe.close();
+  void service.stop().finally(() => process.exit(130));
+});
 let startSeconds = Number.NaN;
 try {
   startSeconds = service.startSeconds;

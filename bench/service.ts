@@ -86,13 +86,15 @@ export async function startService(): Promise<BenchService> {
   }
   const startSeconds = (performance.now() - started) / 1000;
 
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    const forced = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(forced);
-    await rm(dataDir, { recursive: true, force: true });
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const forced = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(forced);
+      await rm(dataDir, { recursive: true, force: true });
+    })());
   try {
     const key = await createKey(base, dataDir);
     return { pid: child.pid ?? 0, base, key, startSeconds, stop };

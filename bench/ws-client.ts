@@ -42,6 +42,7 @@ export class StreamClient {
       this.closedWith = `closed ${code} ${reason.toString()}`;
       for (const p of this.pending.values()) this.finish(p, this.closedWith);
     });
+    // An error is followed by 'close', which settles whatever is pending.
     ws.on('error', () => undefined);
   }
 
