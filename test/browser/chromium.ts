@@ -18,7 +18,8 @@ export interface BrowserSession {
   page: Page;
   /** Console errors and uncaught page errors seen so far, as text. */
   problems: string[];
-  screenshot(name: string): Promise<string>;
+  /** Full page unless `fullPage: false` (the voice list is hundreds of cards tall: the viewport tells enough). */
+  screenshot(name: string, options?: { fullPage?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -58,9 +59,9 @@ export async function launch(options: { viewport?: { width: number; height: numb
     browser: context,
     page,
     problems,
-    async screenshot(name: string) {
+    async screenshot(name: string, options: { fullPage?: boolean } = {}) {
       const path = join(ARTIFACTS, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage: options.fullPage ?? true });
       return path;
     },
     async close() {

@@ -177,7 +177,7 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.ok(found.length > 0 && found.length < all, `search narrows: ${found.length}`);
     assert.match(found[0], /en-GB/);
     assert.match(found[0], /female/);
-    await b.screenshot('07-voices-search');
+    await b.screenshot('07-voices-search', { fullPage: false });
 
     await page.getByLabel('Search').fill('');
     await page.getByLabel('Language').selectOption({ label: 'German' });
@@ -197,7 +197,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await card.getByRole('button', { name: /Play a preview of/ }).click();
     await page.waitForSelector('li.voice:first-child .play-button:is([data-state="playing"],[data-state="ended"],[data-state="error"])');
     assert.notEqual(await card.locator('.play-button').getAttribute('data-state'), 'error', await card.innerText());
-    await b.screenshot('08-voices-preview');
+    await b.screenshot('08-voices-preview', { fullPage: false });
     await page.waitForSelector('li.voice:first-child .play-button[data-state="ended"]');
     // The same request the button made, decoded by the browser: real audio of a plausible length.
     const seconds = await page.evaluate<number>(`(async () => {
@@ -271,7 +271,7 @@ describe('dashboard in Chromium', { skip }, () => {
     const own = page.getByRole('region', { name: 'Your voices' });
     await own.getByRole('heading', { name: 'Skye' }).waitFor();
     assert.match(await own.innerText(), /Yours · bred/);
-    await b.screenshot('11-voices-own');
+    await b.screenshot('11-voices-own', { fullPage: false });
 
     await own.getByRole('link', { name: 'Family tree of Skye' }).click();
     await page.getByRole('heading', { level: 1, name: 'Skye' }).waitFor();
@@ -328,6 +328,28 @@ describe('dashboard in Chromium', { skip }, () => {
     await b.screenshot('14-forge-recorded');
   });
 
+  test('voices: your own voices are marked, and deleting one asks first', async () => {
+    await openNav('Voices', 'Voices');
+    const own = page.getByRole('region', { name: 'Your voices' });
+    await own.getByRole('heading', { name: 'Rowan' }).waitFor();
+    const mine = await own.locator('li.voice').allInnerTexts();
+    assert.ok(mine.length >= 2 && mine.every((t) => /Yours · (bred|cloned)/.test(t)), `own voices marked: ${mine.length}`);
+    assert.equal(await page.locator('#voice-results').getByText(/Yours ·/).count(), 0, 'built-ins carry no mark');
+    const rowanId = await own.locator('li.voice', { has: page.getByRole('heading', { name: 'Rowan' }) }).getAttribute('data-voice-id');
+
+    await own.getByRole('button', { name: 'Delete Rowan' }).click();
+    const dialog = page.getByRole('dialog', { name: /Delete “Rowan”/ });
+    await dialog.getByRole('button', { name: 'Delete voice' }).click();
+    await page.getByText('Voice “Rowan” deleted.').waitFor();
+    await own.getByRole('heading', { name: 'Rowan' }).waitFor({ state: 'detached' });
+    // Asked from outside the page, so the expected 404 does not land in the page's console.
+    const cookie = (await b.browser.cookies(server.base)).find((c) => c.name === 'vox_session');
+    const gone = await fetch(`${server.base}/api/voices/${rowanId}`, { headers: { cookie: `vox_session=${cookie?.value}` } });
+    assert.equal(gone.status, 404);
+    await gone.arrayBuffer();
+    await b.screenshot('15-voices-deleted', { fullPage: false });
+  });
+
   test('usage: characters per day and per key, and the plan', async () => {
     // A key made from the page, used by a program: its characters show under its name.
     const created = await page.evaluate<{ key: string }>(`fetch('/api/auth/api-keys', { method: 'POST',
@@ -350,7 +372,7 @@ describe('dashboard in Chromium', { skip }, () => {
     const main = await page.locator('main').innerText();
     assert.match(main, /Dashboard \(signed-in session\)/);
     assert.match(main, /\d[\d,.\s]* characters in \d+ requests?/);
-    await b.screenshot('15-usage');
+    await b.screenshot('16-usage');
   });
 
   test('keyboard: skip link first, every control reachable and labelled', async () => {
@@ -377,18 +399,18 @@ describe('dashboard in Chromium', { skip }, () => {
   test('phone-sized screen: no sideways scrolling on any page', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     for (const [path, heading, shot] of [
-      ['/', 'Playground', '16-phone-playground'],
-      ['/voices', 'Voices', '17-phone-voices'],
-      ['/keys', 'API keys', '18-phone-keys'],
-      ['/forge', 'Forge', '19-phone-forge'],
-      ['/usage', 'Usage', '20-phone-usage'],
+      ['/', 'Playground', '17-phone-playground'],
+      ['/voices', 'Voices', '18-phone-voices'],
+      ['/keys', 'API keys', '19-phone-keys'],
+      ['/forge', 'Forge', '20-phone-forge'],
+      ['/usage', 'Usage', '21-phone-usage'],
     ] as const) {
       await page.goto(server.base + path);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await page.waitForLoadState('networkidle');
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow}px`);
-      await b.screenshot(shot);
+      await b.screenshot(shot, { fullPage: path !== '/voices' });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -399,7 +421,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
     const session = await page.evaluate<{ user: unknown }>(`fetch('/api/auth/session').then((r) => r.json())`);
     assert.equal(session.user, null);
-    await b.screenshot('21-signed-out');
+    await b.screenshot('22-signed-out');
   });
 
   test('no console errors or uncaught exceptions on any page', () => {

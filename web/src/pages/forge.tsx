@@ -235,7 +235,7 @@ function CloneForm() {
         <div className="field-row">
           <div className="field">
             <label htmlFor="clone-name">Name</label>
-            <input id="clone-name" required maxLength={60} value={name} onChange={(e) => setName(e.target.value)} />
+            <input id="clone-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="clone-language">Language spoken</label>
@@ -315,7 +315,7 @@ function BreedForm() {
         <div className="field-row">
           <div className="field">
             <label htmlFor="breed-name">Name of the child</label>
-            <input id="breed-name" required maxLength={60} value={name} onChange={(e) => setName(e.target.value)} />
+            <input id="breed-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="breed-seed">Seed (optional)</label>

@@ -69,6 +69,8 @@ export function KeysPage() {
   const [revokeBusy, setRevokeBusy] = useState(false);
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
+  // The revoked row (and its button) disappears; focus goes to the list's heading instead of the page top.
+  const listHeading = useRef<HTMLHeadingElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -110,6 +112,7 @@ export function KeysPage() {
       if (created?.id === revoking.id) setCreated(null);
       setRevoking(null);
       await load();
+      listHeading.current?.focus();
     } catch (err) {
       setRevokeError(fail(err));
     } finally {
@@ -145,7 +148,9 @@ export function KeysPage() {
       {created ? <NewKey key={created.id} created={created} onDone={() => setCreated(null)} /> : null}
 
       <section aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Your keys</h2>
+        <h2 id="keys-heading" tabIndex={-1} ref={listHeading}>
+          Your keys
+        </h2>
         <StatusText>{status}</StatusText>
         <ErrorText>{listError}</ErrorText>
         {keys === null ? (

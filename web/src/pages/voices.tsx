@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -61,6 +61,7 @@ export function VoicesPage() {
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [generation, setGeneration] = useState(0);
+  const countRef = useRef<HTMLDivElement>(null);
 
   const languages = useMemo(() => languageOptions(all.voices ?? []), [all.voices]);
 
@@ -104,6 +105,7 @@ export function VoicesPage() {
       setDeleting(null);
       await all.reload();
       setGeneration((g) => g + 1);
+      countRef.current?.focus();
     } catch (err) {
       setDeleteError(fail(err));
     } finally {
@@ -152,10 +154,12 @@ export function VoicesPage() {
         </div>
       </form>
 
-      <StatusText className="count">
-        {results === null ? 'Loading voices…' : `${results.length} ${results.length === 1 ? 'voice' : 'voices'}${found?.query ? ` matching “${found.query}”` : ''}`}
-      </StatusText>
-      <StatusText>{status}</StatusText>
+      <div tabIndex={-1} ref={countRef} className="focus-target">
+        <StatusText className="count">
+          {results === null ? 'Loading voices…' : `${results.length} ${results.length === 1 ? 'voice' : 'voices'}${found?.query ? ` matching “${found.query}”` : ''}`}
+        </StatusText>
+        <StatusText>{status}</StatusText>
+      </div>
       <ErrorText>{error}</ErrorText>
 
       {own.length > 0 ? (
