@@ -159,7 +159,7 @@ describe('metrics with METRICS_TOKEN', () => {
   });
 
   test('no or a wrong Bearer token is 401 {error}, even from loopback; the right one reads them', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${TOKEN}` }] as Array<Record<string, string>>) {
       const res = await s.request('/metrics', { headers });
       assert.equal(res.status, 401, JSON.stringify(headers));
       const body = (await res.json()) as { error: string; code: string };

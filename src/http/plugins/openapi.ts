@@ -177,11 +177,27 @@ const FALLBACK: Record<string, FastifySchema> = {
   'POST /v1/forge/clone': {
     summary: 'Clone a voice',
     description: 'multipart/form-data: `audio` (a speech sample: wav, mp3, ogg, flac), `name`, `language`. Answers 201 `{voice}`.',
+    consumes: ['multipart/form-data'],
+    body: Type.Object({
+      audio: Type.String({ contentMediaType: 'application/octet-stream', description: 'A speech sample of a few seconds or more (10 MiB at most)' }),
+      name: Type.String({ maxLength: 100 }),
+      language: Type.Optional(Type.String({ description: 'BCP 47 tag of the sample’s language, e.g. en-US' })),
+    }),
     response: { 201: { description: 'The new voice', ...Type.Object({ voice: VoiceSchema }) } },
   },
   'POST /v1/forge/breed': {
     summary: 'Breed two voices',
-    description: 'JSON: `parent_a`, `parent_b` (voice ids), `name`, `mutation_rate`. Answers 201 `{voice}` with `parents`.',
+    description: 'Crossover of the parents’ genes plus mutation scaled by `mutation_rate`; `seed` makes it repeatable. Answers 201 `{voice}` with `parents`.',
+    body: Type.Object(
+      {
+        parent_a: Type.String({ description: 'A voice id' }),
+        parent_b: Type.String({ description: 'A voice id' }),
+        name: Type.String({ maxLength: 100 }),
+        mutation_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+        seed: Type.Optional(Type.Integer({ minimum: 0, description: 'Same parents, rate and seed: the same voice' })),
+      },
+      { examples: [{ parent_a: 'flite-slt', parent_b: 'espeak-en-gb-female-1', name: 'Blend', mutation_rate: 0.1 }] },
+    ),
     response: { 201: { description: 'The new voice', ...Type.Object({ voice: VoiceSchema }) } },
   },
 };
@@ -204,6 +220,8 @@ const transform: SwaggerTransform = ({ schema: given, url, route }) => {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const fallback = methods.map((m) => FALLBACK[`${m} ${url}`]).find((f) => f !== undefined);
   const out: FastifySchema = { ...fallback, ...schema };
+  // @fastify/websocket hides its routes; the stream is part of the API, so it is shown.
+  if ((route as { websocket?: boolean }).websocket) out.hide = false;
   out.tags ??= [tagFor(url)];
   const authenticated = usesRequireAuth(route);
   if (authenticated) out.security ??= AUTHENTICATED;
