@@ -37,8 +37,12 @@ export class Probe {
     });
   }
 
-  close(): void {
+  /** Ends the probe process (it exits when its channel closes). */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     if (this.child.connected) this.child.disconnect();
+    await exited;
   }
 }
 

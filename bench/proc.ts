@@ -44,3 +44,19 @@ export function cpuMeter(pid: number): { stop(): number } {
     stop: () => ((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100,
   };
 }
+
+/** CPU seconds all cores of the machine have spent busy since boot (any process). */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  // cpu user nice system idle iowait irq softirq steal ...
+  const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) / clockTicks();
+}
+
+/** CPU seconds of this process plus its children that have ended (the service, the probe, bench/engines.ts). */
+export function ownCpuSecondsWithChildren(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime: fields 14-17 of the whole line.
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks();
+}

@@ -8,7 +8,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { agent } from './http-client.ts';
 import { Probe } from './probe.ts';
-import { memory } from './proc.ts';
+import { machineBusySeconds, memory, ownCpuSecondsWithChildren } from './proc.ts';
 import { renderSection, table, type Section } from './report.ts';
 import { engineRtf } from './sections/engine-rtf.ts';
 import { mixedMemory } from './sections/memory.ts';
@@ -28,6 +28,8 @@ const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
 const began = performance.now();
+const machineBusy0 = machineBusySeconds();
+const own0 = ownCpuSecondsWithChildren();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 const machine = {
@@ -58,8 +60,7 @@ const service: BenchService = await startService();
 const probe = Probe.launch();
 // Ctrl-C reaches the service too (same process group); wait for it and remove its data folder.
 process.once('SIGINT', () => {
-  probe.close();
-  void service.stop().finally(() => process.exit(130));
+  void Promise.all([probe.close(), service.stop()]).finally(() => process.exit(130));
 });
 let startSeconds = Number.NaN;
 try {
@@ -97,9 +98,8 @@ try {
   const end = memory(service.pid);
   mem.section.rows.push(['end of the whole bench', fixed(end.rssMiB, 0), fixed(end.peakRssMiB, 0)]);
   done(7, mem.section);
-
 } finally {
-  probe.close();
+  await probe.close();
   await service.stop();
   agent.destroy();
 }
@@ -109,11 +109,17 @@ const summary = [
   ...[...sections.keys()].sort((a, b) => a - b).flatMap((k) => sections.get(k)?.summary ?? []),
 ];
 const total = (performance.now() - began) / 1000;
-const loadEnd = load();
-const footer = [`Load average at end (1/5/15 min): ${loadEnd}`, `Bench wall time: ${fixed(total, 0)} s`];
-const busy = Math.max(...[machine.loadStart, loadEnd].map((l) => Number(l.split(' / ')[0]))) > machine.cores * 0.75;
+// The load average counts the bench itself; what other processes used is the machine's busy time
+// minus ours (this process, the service, the probe and bench/engines.ts, all ended and reaped by now).
+const others = machineBusySeconds() - machineBusy0 - (ownCpuSecondsWithChildren() - own0);
+const othersShare = Math.max(0, others) / (total * machine.cores);
+const footer = [
+  `Load average at end (1/5/15 min, includes the bench itself): ${load()}`,
+  `Bench wall time: ${fixed(total, 0)} s; CPU used by other processes meanwhile: ${fixed(Math.max(0, others), 0)} core-seconds (${fixed(othersShare * 100, 0)} % of the machine)`,
+];
+const busy = othersShare > 0.1 || Number(machine.loadStart.split(' / ')[0]) > machine.cores * 0.5;
 const caveat = busy
-  ? '**The load average was high: other work shared the cores during this run, so these numbers are pessimistic.**'
+  ? '**Other work shared the cores during this run (other engineers\' tests), so these numbers are pessimistic.**'
   : '';
 process.stdout.write(`## Summary\n\n${table(['measure', 'value'], summary)}\n\n${[...footer, caveat].filter(Boolean).join('\n')}\n`);
 
