@@ -10,6 +10,7 @@ import { SmtpSink } from '../helpers/smtp-sink.ts';
 
 export interface BrowserServer {
   app: FastifyInstance;
+  dataDir: string;
   /** The real listening origin, which is also PUBLIC_URL: the browser's Origin header must equal it. */
   base: string;
   mail: SmtpSink;
@@ -37,6 +38,7 @@ export async function startBrowserServer(env: Record<string, string> = {}): Prom
   });
   const config = loadConfig({
     DATA_DIR: dataDir,
+    // SMTP_URL: '' in `env` switches to the local outbox, as on a developer's machine.
     SMTP_URL: smtpUrl,
     MAIL_FROM: 'Voxsmith <noreply@voxsmith.test>',
     PUBLIC_URL: base,
@@ -51,6 +53,7 @@ export async function startBrowserServer(env: Record<string, string> = {}): Prom
   await app.listen({ port, host: '127.0.0.1' });
   return {
     app,
+    dataDir,
     base,
     mail,
     logs,

@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
+import { DASHBOARD_DIST, dashboardConfig } from '../../src/http/routes/dashboard.ts';
+import { loadConfig } from '../../src/config.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 // How the service serves the built dashboard; needs `npm run build:web` (test:browser runs it first).
@@ -15,6 +16,12 @@ before(async () => {
 after(async () => {
   if (built) await s.close();
 });
+
+function settingsOf(html: string): { mail: string; outbox: string | null; maxTextChars: number } {
+  const meta = /<meta name="voxsmith-config" content="([^"]+)">/.exec(html);
+  assert.ok(meta, 'settings meta tag');
+  return JSON.parse(meta[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as { mail: string; outbox: string | null; maxTextChars: number };
+}
 
 function assetPaths(html: string): string[] {
   return [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
@@ -35,10 +42,9 @@ describe('dashboard serving', { skip: built ? false : 'web/dist is not built (np
     assert.doesNotMatch(csp, /unsafe/);
     const html = await res.text();
     assert.match(html, /<div id="root">/);
-    const meta = /<meta name="voxsmith-config" content="([^"]+)">/.exec(html);
-    assert.ok(meta, 'settings meta tag');
-    const settings = JSON.parse(meta[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as { mail: string; maxTextChars: number };
+    const settings = settingsOf(html);
     assert.equal(settings.mail, 'smtp', 'the test server mails through SMTP');
+    assert.equal(settings.outbox, null);
     assert.equal(settings.maxTextChars, 10_000);
     assert.doesNotMatch(html, /<script>(?!<\/script>)/, 'no inline script');
   });
@@ -107,5 +113,19 @@ describe('dashboard serving', { skip: built ? false : 'web/dist is not built (np
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-cache');
     assert.equal((await res.arrayBuffer()).byteLength, 0);
+  });
+
+  test('without SMTP the app is told where sign-in links are written', async () => {
+    const local = await startServer({ env: { SMTP_URL: '', MAX_TEXT_CHARS: '500' } });
+    try {
+      const settings = settingsOf(await (await local.request('/')).text());
+      assert.equal(settings.mail, 'outbox');
+      assert.equal(settings.outbox, `${join(local.dataDir, 'outbox')}/`, 'a data folder outside the working directory is shown in full');
+      assert.equal(settings.maxTextChars, 500);
+    } finally {
+      await local.close();
+    }
+    const config = loadConfig({ DATA_DIR: './data' });
+    assert.deepEqual(dashboardConfig(config), { mail: 'outbox', outbox: 'data/outbox/', maxTextChars: 10_000 }, 'inside it, relative');
   });
 });
