@@ -1,38 +1,29 @@
+// Through the project's own client SDK (client/), as an integration test of both.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VoxsmithClient, VoxsmithError, type Gender, type Voice } from '../../client/index.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
+let client: VoxsmithClient;
 before(async () => {
   s = await startServer();
+  client = new VoxsmithClient({ baseUrl: s.base });
 });
 after(async () => {
   await s.close();
 });
 
-interface V {
-  id: string;
-  name: string;
-  language: string;
-  language_name: string;
-  gender: string;
-  engine: string;
-  source: string;
-  description: string;
-  tags: string[];
-}
+type V = Voice;
 
-async function voices(path: string): Promise<V[]> {
-  const res = await s.request(path);
-  assert.equal(res.status, 200);
-  const body = (await res.json()) as { voices: V[] };
-  assert.ok(Array.isArray(body.voices));
-  return body.voices;
+/** A 400 with the error body, as the SDK reports it. */
+async function rejects400(work: Promise<unknown>, what: string): Promise<void> {
+  await assert.rejects(work, (err: unknown) => err instanceof VoxsmithError && err.status === 400 && err.message.length > 0 && err.code === 'validation', what);
 }
 
 describe('voices: list', () => {
   test('public, at least 20 voices in 10 languages, with full metadata and nothing internal', async () => {
-    const all = await voices('/api/voices');
+    const all = await client.listVoices();
     assert.ok(all.length >= 20);
     assert.ok(new Set(all.map((v) => v.language.split('-')[0])).size >= 10);
     for (const v of all) {
@@ -47,40 +38,38 @@ describe('voices: list', () => {
   });
 
   test('language=en matches en-US and en-GB; a full tag matches exactly; case-insensitive', async () => {
-    const en = await voices('/api/voices?language=en');
+    const en = await client.listVoices({ language: 'en' });
     const tags = new Set(en.map((v) => v.language));
     assert.ok(tags.has('en-US') && tags.has('en-GB'));
     assert.ok(en.every((v) => v.language.toLowerCase().startsWith('en')));
-    const gb = await voices('/api/voices?language=EN-gb');
+    const gb = await client.listVoices({ language: 'EN-gb' });
     assert.ok(gb.length > 0 && gb.every((v) => v.language === 'en-GB'));
   });
 
   test('gender filters exactly and combines with language', async () => {
-    const female = await voices('/api/voices?gender=female');
+    const female = await client.listVoices({ gender: 'female' });
     assert.ok(female.length > 0 && female.every((v) => v.gender === 'female'));
-    const deMale = await voices('/api/voices?language=de&gender=male');
+    const deMale = await client.listVoices({ language: 'de', gender: 'male' });
     assert.ok(deMale.length > 0 && deMale.every((v) => v.gender === 'male' && v.language.startsWith('de')));
-    assert.deepEqual(await voices('/api/voices?language=xx'), []);
+    assert.deepEqual(await client.listVoices({ language: 'xx' }), []);
   });
 
   test('malformed filters are 400 {error}', async () => {
-    for (const q of ['language=%3Cscript%3E', `language=${'a'.repeat(300)}`, 'gender=robot']) {
-      const res = await s.request(`/api/voices?${q}`);
-      assert.equal(res.status, 400, q);
-      assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
-    }
+    await rejects400(client.listVoices({ language: '<script>' }), 'markup as a language');
+    await rejects400(client.listVoices({ language: 'a'.repeat(300) }), 'an overlong language');
+    await rejects400(client.listVoices({ gender: 'robot' as Gender }), 'an unknown gender');
   });
 });
 
 describe('voices: search', () => {
   test('"british female" ranks a female en-GB voice first', async () => {
-    const [first] = await voices('/api/voices/search?q=british%20female');
+    const [first] = await client.searchVoices('british female');
     assert.equal(first.language, 'en-GB');
     assert.equal(first.gender, 'female');
   });
 
   test('"german man" ranks a male German voice first', async () => {
-    const [first] = await voices('/api/voices/search?q=german%20man');
+    const [first] = await client.searchVoices('german man');
     assert.ok(first.language.startsWith('de'));
     assert.equal(first.gender, 'male');
   });
@@ -94,18 +83,22 @@ describe('voices: search', () => {
     ['woman', (v: V) => v.gender === 'female'],
   ] as const) {
     test(`"${q}" finds the right voices first`, async () => {
-      const found = await voices(`/api/voices/search?q=${encodeURIComponent(q)}`);
+      const found = await client.searchVoices(q);
       assert.ok(found.length > 0);
       assert.ok(check(found[0]), `${q}: first was ${found[0].id}`);
     });
   }
 
   test('no match is an empty list; missing or blank q is 400', async () => {
-    assert.deepEqual(await voices('/api/voices/search?q=zzqxxv'), []);
-    for (const path of ['/api/voices/search', '/api/voices/search?q=', '/api/voices/search?q=%20%20']) {
-      const res = await s.request(path);
-      assert.equal(res.status, 400, path);
-      assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
-    }
+    assert.deepEqual(await client.searchVoices('zzqxxv'), []);
+    for (const q of ['', '  ']) await rejects400(client.searchVoices(q), JSON.stringify(q));
+    const res = await s.request('/api/voices/search');
+    assert.equal(res.status, 400, 'q missing');
+    assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
+  });
+
+  test('limit caps the number of results', async () => {
+    const found = await client.searchVoices('english', { limit: 3 });
+    assert.equal(found.length, 3);
   });
 });
