@@ -19,5 +19,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     rateLimit?: RateLimitClass;
+    /** The route reads its own Authorization header (/metrics and its METRICS_TOKEN), so the auth hook skips it. */
+    ownAuthorization?: boolean;
   }
 }

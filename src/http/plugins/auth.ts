@@ -46,6 +46,7 @@ export async function requireAuth(this: FastifyInstance, request: FastifyRequest
 export const authPlugin = fp(async function auth(app: FastifyInstance) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.ownAuthorization) return;
     request.principal = await resolvePrincipal(app, request, bearerToken(request));
   });
 });

@@ -25,6 +25,7 @@ export async function enforce(app: FastifyInstance, reply: FastifyReply, key: st
   const decision = await app.services.sharedState.hit(key, limit, windowMs);
   setRateHeaders(reply, decision, windowMs, policy);
   if (!decision.allowed) {
+    app.services.metrics.rateLimited(policy);
     throw rateLimitError(decision);
   }
 }

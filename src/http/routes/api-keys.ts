@@ -9,6 +9,18 @@ const MAX_KEYS_PER_USER = 50;
 
 const KeyId = Type.String({ minLength: 1, maxLength: 64 });
 
+const KeyList = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      masked_key: Type.String({ description: 'The prefix and last characters, the middle hidden' }),
+      created_at: Type.String({ format: 'date-time' }),
+      last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+});
+
 function principalOf(p: Principal | null): Principal {
   if (!p) throw new AppError('unauthorized');
   return p;
@@ -23,9 +35,19 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     {
       preHandler: requireAuth,
       schema: {
-        body: Type.Object({ name: Type.String({ maxLength: 100 }) }),
+        summary: 'Create an API key',
+        description: 'The full key is in this answer only; store it. At most 50 live keys per account.',
+        body: Type.Object({ name: Type.String({ maxLength: 100, description: 'A label of your choice' }) }, { examples: [{ name: 'laptop' }] }),
         response: {
-          201: Type.Object({ key: Type.String(), id: Type.String(), name: Type.String(), created_at: Type.String() }),
+          201: Type.Object(
+            {
+              key: Type.String({ description: 'The full key, shown once' }),
+              id: Type.String(),
+              name: Type.String(),
+              created_at: Type.String({ format: 'date-time' }),
+            },
+            { description: 'The new key' },
+          ),
         },
       },
     },
@@ -41,7 +63,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  r.get('/api/auth/api-keys', { preHandler: requireAuth }, async (request) => {
+  r.get('/api/auth/api-keys', { preHandler: requireAuth, schema: { summary: 'List API keys', response: { 200: KeyList } } }, async (request) => {
     return { keys: await apiKeys.list(principalOf(request.principal).userId) };
   });
 
@@ -50,6 +72,9 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     {
       preHandler: requireAuth,
       schema: {
+        summary: 'Revoke an API key',
+        description: 'Immediate and irreversible; open WebSocket streams of the key close at once. `key_id` in the JSON body or the query string.',
+        response: { 200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }) },
         querystring: Type.Object({ key_id: Type.Optional(KeyId) }),
         body: Type.Optional(Type.Union([Type.Object({ key_id: Type.Optional(KeyId) }), Type.Null()])),
       },

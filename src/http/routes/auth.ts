@@ -29,7 +29,9 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     {
       config: { rateLimit: 'login' },
       schema: {
-        body: Type.Object({ email: Type.String({ maxLength: 320 }) }),
+        summary: 'Send a magic sign-in link',
+        description: 'Mails a one-time sign-in link. The answer is the same for every address, known or not.',
+        body: Type.Object({ email: Type.String({ maxLength: 320 }) }, { examples: [{ email: 'you@example.com' }] }),
         response: { 200: Type.Object({ message: Type.String() }) },
       },
     },
@@ -64,7 +66,9 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     {
       config: { rateLimit: 'login' },
       schema: {
-        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+        summary: 'Verify a magic link',
+        description: 'Consumes the token from the e-mailed link and starts a session (httpOnly cookie `vox_session`).',
+        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the e-mailed link' }) }),
         response: { 200: Type.Object({ user: UserSchema }) },
       },
     },
@@ -80,12 +84,32 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  r.get('/api/auth/session', async (request) => {
+  r.get(
+    '/api/auth/session',
+    {
+      schema: {
+        summary: 'Get the session',
+        description: 'The signed-in user, or `{"user": null}`.',
+        response: { 200: Type.Object({ user: Type.Union([UserSchema, Type.Null()]) }) },
+      },
+    },
+    async (request) => {
     const p = request.principal;
     return { user: p ? await users.findById(p.userId) : null };
-  });
+    },
+  );
 
-  r.post('/api/auth/logout', async (request, reply) => {
+  r.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        summary: 'Log out',
+        description: 'Ends the session and clears its cookie. Needs the session (and an Origin equal to PUBLIC_URL’s).',
+        security: [{ session: [] }],
+        response: { 200: Type.Object({ message: Type.String() }) },
+      },
+    },
+    async (request, reply) => {
     const p = request.principal;
     if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
     checkOrigin(app, request);
@@ -93,5 +117,6 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     await app.services.sharedState.publish({ type: 'session-ended', idHash: p.sessionIdHash });
     reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
     return { message: 'Signed out' };
-  });
+    },
+  );
 }

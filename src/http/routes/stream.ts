@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { apiRateKey, enforce } from '../plugins/rate-limit.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
@@ -28,6 +28,7 @@ declare module 'fastify' {
 export async function streamRoutes(app: FastifyInstance, options: { limits?: Partial<StreamLimits> }): Promise<void> {
   const open = new OpenStreams();
   app.decorate('openStreams', open);
+  app.services.metrics.watchStreams(() => open.size);
   const unsubscribe = app.services.sharedState.subscribe((event) => open.onEvent(event));
   app.addHook('preClose', async () => {
     unsubscribe();
@@ -50,7 +51,7 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
     await enforce(app, reply, apiRateKey(request.principal, request.ip), app.config.rateLimitPerMinute, 60_000, 'api');
   };
 
-  app.get('/v1/ws/stream', { websocket: true, preHandler: authenticate }, (socket, request) => {
+  app.get('/v1/ws/stream', { websocket: true, preHandler: authenticate, schema: STREAM_DOC }, (socket, request) => {
     const principal = request.principal;
     if (!principal) return socket.close(1008, 'unauthenticated');
     const connection = new StreamConnection(app, socket, principal, request.ip, request.log, { ...DEFAULT_STREAM_LIMITS, ...options.limits });
@@ -62,6 +63,24 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
     socket.on('close', remove);
   });
 }
+
+/** Documentation only: what the upgrade and its messages look like (OpenAPI cannot describe frames). */
+const STREAM_DOC: FastifySchema = {
+  summary: 'Stream speech (WebSocket)',
+  description:
+    'Upgrade to a WebSocket. Authenticate with `?token=<API key>`, the subprotocols `voxsmith.v1` + the key, or the session cookie ' +
+    '(same Origin). Send JSON text frames `{"type":"synthesize","text":"…","voice_id":"…","engine":"…","speed":1,"id":"…"}` or ' +
+    '`{"type":"cancel","id":"…"}`. Receive `{"type":"audio","audio":"<base64 float32 LE PCM, 24 000 Hz mono>","id","words"}` chunks, ' +
+    'then `{"type":"done","samples","seconds","id"}`; failures are `{"type":"error","error","code","id"}` and the connection stays open. ' +
+    'Requests on one connection run in order. A refused upgrade is a plain HTTP error with the JSON error body.',
+  tags: ['Streaming'],
+  security: [{ streamToken: [] }, { session: [] }],
+  querystring: {
+    type: 'object',
+    properties: { token: { type: 'string', description: 'Your API key (or use the subprotocol)' } },
+  },
+  response: { 101: { description: 'Switching Protocols: the stream is open' } },
+};
 
 /** ws server options: frame limit and the subprotocol answer (never echo a key back). */
 export const websocketServerOptions = {

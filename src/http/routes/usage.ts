@@ -11,7 +11,24 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get(
     '/api/usage',
-    { preHandler: requireAuth, schema: { querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }) } },
+    {
+      preHandler: requireAuth,
+      schema: {
+        summary: 'Usage of your account',
+        description: 'Characters synthesized and requests, per UTC day and per key, over the last `days` days (30 by default).',
+        querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 366' })) }),
+        response: {
+          200: Type.Object({
+            plan: Type.String(),
+            since: Type.String({ description: 'First UTC day counted, YYYY-MM-DD' }),
+            days: Type.Array(Type.Object({ day: Type.String(), characters: Type.Number(), requests: Type.Number() })),
+            keys: Type.Array(
+              Type.Object({ key_id: Type.Union([Type.String(), Type.Null()]), name: Type.String(), characters: Type.Number(), requests: Type.Number() }),
+            ),
+          }),
+        },
+      },
+    },
     async (request) => {
       const principal = request.principal;
       if (!principal) throw new AppError('unauthorized');

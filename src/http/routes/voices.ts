@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import { parseVoiceFilter } from '../../voices/filter.ts';
 import { isValidSearchQuery, MAX_SEARCH_QUERY_CHARS } from '../../voices/search.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
+import { VoiceList } from '../plugins/openapi.ts';
 
 /** Voice list and search are public; a signed-in caller (key or session) also sees their own voices. */
 export async function voiceRoutes(app: FastifyInstance): Promise<void> {
@@ -13,7 +14,17 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
 
   r.get(
     '/api/voices',
-    { schema: { querystring: Type.Object({ language: Type.Optional(Type.String()), gender: Type.Optional(Type.String()) }) } },
+    {
+      schema: {
+        summary: 'List voices',
+        description: 'Public. Built-in voices, plus your own when signed in (key or session). `language` matches a BCP 47 prefix (en matches en-US and en-GB).',
+        querystring: Type.Object({
+          language: Type.Optional(Type.String({ description: 'BCP 47 tag or prefix, e.g. en, en-GB' })),
+          gender: Type.Optional(Type.String({ description: 'female, male or neutral' })),
+        }),
+        response: { 200: VoiceList },
+      },
+    },
     async (request) => {
       const parsed = parseVoiceFilter(request.query);
       if (!parsed.ok) throw new AppError('validation', parsed.error);
@@ -24,7 +35,17 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
 
   r.get(
     '/api/voices/search',
-    { schema: { querystring: Type.Object({ q: Type.Optional(Type.String()), limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })) }) } },
+    {
+      schema: {
+        summary: 'Search voices',
+        description: 'Public. Free-text keywords over name, language, accent, gender and description, fuzzy and by prefix, best first.',
+        querystring: Type.Object({
+          q: Type.Optional(Type.String({ description: 'Keywords, e.g. "british female" (required)', examples: ['british female'] })),
+          limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'At most this many (200 at most)' })),
+        }),
+        response: { 200: VoiceList },
+      },
+    },
     async (request) => {
       const { q } = request.query;
       if (q === undefined || q.trim() === '') throw new AppError('validation', 'q is required: free-text keywords such as "british female"');

@@ -116,6 +116,7 @@ export class StreamConnection {
     const id = message.id as string | undefined;
     if (message.type === 'cancel') return this.cancel(id);
     if (this.queue.length >= this.limits.maxQueued) {
+      this.app.services.metrics.rateLimited('stream-queue');
       return this.send({ type: 'error', error: `at most ${this.limits.maxQueued} requests may wait on one connection`, code: 'rate_limited', ...(id ? { id } : {}) });
     }
     this.queue.push({ id, message, abort: new AbortController() });
@@ -157,14 +158,18 @@ export class StreamConnection {
       return;
     }
     const decision = await app.services.sharedState.hit(apiRateKey(principal, this.ip), app.config.rateLimitPerMinute, 60_000);
-    if (!decision.allowed) throw rateLimitError(decision);
+    if (!decision.allowed) {
+      app.services.metrics.rateLimited('api');
+      throw rateLimitError(decision);
+    }
     const m = job.message;
     const speech = await resolveSpeechRequest(app, principal.userId, { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: 'f32' });
 
     let samples = 0;
     const idPart = job.id ? { id: job.id } : {};
     try {
-      for await (const chunk of app.services.synthesizer.speak(speech, job.abort.signal)) {
+      const labels = { endpoint: 'stream', engine: speech.voice.engine, characters: speech.text.length } as const;
+      for await (const chunk of app.services.metrics.meterSpeech(app.services.synthesizer.speak(speech, job.abort.signal), labels)) {
         if (chunk.bytes.length > 0) {
           samples += chunk.bytes.length / BYTES_PER_SAMPLE;
           this.send({
