@@ -250,7 +250,7 @@ describe('dashboard in Chromium', { skip }, () => {
     }
     await probe.arrayBuffer();
     await openNav('Forge', 'Forge');
-    await page.getByText(/at most\s+10\.0 MiB/).waitFor();
+    await page.getByText(/at most\s+10 MiB/).waitFor();
     await page.getByText(/3 to 120 seconds/).waitFor();
     await page.getByLabel('Parent A').selectOption('flite-slt');
     await page.getByLabel('Parent B').selectOption('flite-awb');

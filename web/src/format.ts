@@ -13,8 +13,8 @@ export function count(n: number): string {
 
 export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  const [value, unit] = n < 1024 * 1024 ? [n / 1024, 'KiB'] : [n / 1024 / 1024, 'MiB'];
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
 }
 
 export function seconds(s: number): string {
