@@ -90,7 +90,8 @@ function CloneForm() {
   const [created, setCreated] = useState<Voice | null>(null);
   const [recording, setRecording] = useState<Recording | null>(null);
   const [elapsed, setElapsed] = useState(0);
-  const fileInput = useRef<HTMLInputElement>(null);
+  // The take in progress, for stopping the microphone if the page goes away mid-recording.
+  const live = useRef<Recording | null>(null);
   const tags = useMemo(() => languageTags(voices.voices), [voices.voices]);
 
   useEffect(() => () => void (sample && URL.revokeObjectURL(sample.url)), [sample]);
@@ -105,7 +106,10 @@ function CloneForm() {
     return () => window.clearInterval(timer);
   }, [recording]);
 
-  useEffect(() => () => recording?.cancel(), [recording]);
+  useEffect(() => {
+    live.current = recording;
+  }, [recording]);
+  useEffect(() => () => live.current?.cancel(), []);
 
   async function adoptSample(blob: Blob, fileName: string) {
     const duration = await measure(blob);
@@ -206,7 +210,7 @@ function CloneForm() {
         {mode === 'file' ? (
           <div className="field">
             <label htmlFor="clone-file">Audio file</label>
-            <input id="clone-file" ref={fileInput} type="file" accept={ACCEPT} onChange={(e) => void pickFile(e.target.files?.[0])} aria-describedby="clone-limits" />
+            <input id="clone-file" type="file" accept={ACCEPT} onChange={(e) => void pickFile(e.target.files?.[0])} aria-describedby="clone-limits" />
           </div>
         ) : (
           <div className="field recorder">
