@@ -201,8 +201,10 @@ function decodeWav(bytes: Uint8Array, maxSeconds: number): { samples: Float32Arr
     throw err;
   }
   const frames = layout.dataBytes / layout.blockAlign;
-  // A header that states hours is refused on its word, before any sample is converted.
-  if (Math.max(frames, layout.claimedFrames ?? 0) > maxSeconds * layout.sampleRate) throw tooLong(maxSeconds);
+  // WAV cannot expand: what is present is what gets decoded. A header that claims more than the file holds
+  // is a streamed or cut-off recording (espeak-ng --stdout writes 0x7ffff000), not a bomb, so only the
+  // frames actually present count against the limit.
+  if (frames > maxSeconds * layout.sampleRate) throw tooLong(maxSeconds);
   if (frames === 0) throw new AudioDecodeError('empty', 'the WAV file holds no audio');
   return { samples: mixToMono(readWavChannels(bytes, layout), frames), sampleRate: layout.sampleRate };
 }
