@@ -129,8 +129,8 @@ const TAGS = [
 function tagFor(url: string): string {
   if (url.startsWith('/api/auth/api-keys')) return 'API keys';
   if (url.startsWith('/api/auth') || url === '/verify') return 'Auth';
-  if (url.startsWith('/api/voices') || url.startsWith('/api/my-voices')) return 'Voices';
-  if (url.startsWith('/v1/forge') || url.includes('voices/')) return 'Forge';
+  if (url.startsWith('/api/voices')) return 'Voices';
+  if (url.startsWith('/v1/forge')) return 'Forge';
   if (url.startsWith('/v1/ws')) return 'Streaming';
   if (url.startsWith('/v1/audio')) return 'OpenAI compatible';
   if (url.startsWith('/v1/')) return 'Speech';
@@ -223,13 +223,13 @@ const transform: SwaggerTransform = ({ schema: given, url, route }) => {
   // @fastify/websocket hides its routes; the stream is part of the API, so it is shown.
   if ((route as { websocket?: boolean }).websocket) out.hide = false;
   out.tags ??= [tagFor(url)];
-  const authenticated = usesRequireAuth(route);
+  const authenticated = usesRequireAuth(route) || (route as { websocket?: boolean }).websocket === true;
   if (authenticated) out.security ??= AUTHENTICATED;
   const responses: Record<string, unknown> = { ...(fallback?.response as object), ...(schema.response as object | undefined) };
   if (!Object.keys(responses).some((status) => status.startsWith('2') || status === '101')) {
     responses['200'] = { description: 'Success', type: 'object', additionalProperties: true };
   }
-  if (schema.body || schema.querystring || fallback?.summary) responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
+  if (out.body || out.querystring || out.params) responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
   if (authenticated) responses['401'] ??= errorResponse('No valid API key or session', { code: 'unauthorized' });
   const limited = route.config?.rateLimit !== undefined || url.startsWith('/v1/');
   if (limited) responses['429'] ??= errorResponse('Over the rate limit: wait Retry-After seconds', { code: 'rate_limited' }, RATE_HEADERS);

@@ -79,7 +79,8 @@ const STREAM_DOC: FastifySchema = {
     type: 'object',
     properties: { token: { type: 'string', description: 'Your API key (or use the subprotocol)' } },
   },
-  response: { 101: { description: 'Switching Protocols: the stream is open' } },
+  // type null: a response without a body (and without a serializer worth compiling).
+  response: { 101: { description: 'Switching Protocols: the stream is open', type: 'null' } },
 };
 
 /** ws server options: frame limit and the subprotocol answer (never echo a key back). */
