@@ -90,9 +90,9 @@ describe('OpenAI client round trip', { skip: SKIP_NO_FFMPEG }, () => {
 });
 
 describe('OpenAI voices and models', () => {
-  async function spoken(model: string, voice: string | { id: string }): Promise<{ voiceId: string | null; samples: Float32Array }> {
+  async function spoken(model: string, voice: string | { id: string }, input = TEXT): Promise<{ voiceId: string | null; samples: Float32Array }> {
     const { data, response } = await openai.audio.speech
-      .create({ model, voice: voice as string, input: TEXT, response_format: 'pcm' })
+      .create({ model, voice: voice as string, input, response_format: 'pcm' })
       .withResponse();
     return { voiceId: response.headers.get('x-voice-id'), samples: pcm16(new Uint8Array(await data.arrayBuffer())) };
   }
@@ -111,9 +111,9 @@ describe('OpenAI voices and models', () => {
 
   test('every OpenAI voice name is accepted', async () => {
     for (const voice of ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar']) {
-      const { voiceId, samples } = await spoken('tts-1', voice);
+      const { voiceId, samples } = await spoken('tts-1', voice, 'Hello there.');
       assert.ok(voiceId && voiceId.length > 0, voice);
-      assert.ok(samples.length > 24_000, `${voice} spoke`);
+      assert.ok(samples.length > 0.3 * 24_000, `${voice} spoke`);
     }
   });
 
