@@ -11,8 +11,8 @@ import { OutboxMailer, SmtpMailer, type Mailer } from './accounts/mailer.ts';
 import { SessionService } from './accounts/sessions.ts';
 import { UsageService } from './accounts/usage.ts';
 import { UserService } from './accounts/users.ts';
-import { migrate, openDatabase } from './store/database.ts';
-import { MemorySharedState } from './store/shared-state/memory.ts';
+import { openStore } from './store/database.ts';
+import { openSharedState } from './store/shared-state/open.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { authPlugin } from './http/plugins/auth.ts';
@@ -21,6 +21,7 @@ import { logRedact, logSerializers } from './http/log.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
+import { healthRoutes } from './http/routes/health.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
 import './http/types.ts';
 
@@ -29,16 +30,21 @@ export interface AppOptions {
   logStream?: DestinationStream;
   mailer?: Mailer;
   sharedState?: SharedState;
-  /** PostgreSQL schema for this app (tests isolate themselves with one each). */
+  /** PostgreSQL schema for this app (tests isolate themselves with one each); wins over ?schema= in DATABASE_URL. */
   pgSchema?: string;
+  /** Redis key prefix for this app (tests isolate themselves with one each); wins over ?prefix= in REDIS_URL. */
+  redisPrefix?: string;
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
 
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
 async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
-  const { db, dialect } = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema });
-  await migrate(db);
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
+  const { db, dialect } = store;
+  // Ends the pool even of a node that never reached PostgreSQL (db.destroy alone would not).
+  app.addHook('onClose', () => store.close());
+  const sharedState = options.sharedState ?? (await openSharedState(config.redisUrl, { redisPrefix: options.redisPrefix, log: app.log }));
   const mailer =
     options.mailer ??
     (config.smtpUrl
@@ -50,7 +56,11 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   return {
     db,
     dbDialect: dialect,
-    sharedState: options.sharedState ?? new MemorySharedState(),
+    sharedState,
+    readiness: [
+      { name: 'database', check: () => store.ping() },
+      ...(sharedState.kind === 'memory' ? [] : [{ name: sharedState.kind, check: () => sharedState.ping() }]),
+    ],
     mailer,
     users: new UserService(db),
     magicLinks: new MagicLinkService(db, config.magicLinkTtlMs),
@@ -95,6 +105,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
   await app.register(verifyPageRoute);
+  await app.register(healthRoutes);
   // The web app at / and its client routes; every API route above keeps precedence over its fallback.
   await app.register(dashboardRoutes);
   return app;

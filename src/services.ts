@@ -7,11 +7,19 @@ import type { UserService } from './accounts/users.ts';
 import type { Db } from './store/database.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 
+/** One thing a node needs before it takes traffic (`/readyz`); `check` throws when it is not ready. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
 /** Every service the routes use, built once by the composition root (app.ts). */
 export interface Services {
   db: Db;
   dbDialect: 'sqlite' | 'postgres';
   sharedState: SharedState;
+  /** What `/readyz` checks; parts that need warming up (engines) add theirs. */
+  readiness: ReadinessCheck[];
   mailer: Mailer;
   users: UserService;
   magicLinks: MagicLinkService;

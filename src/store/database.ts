@@ -1,50 +1,199 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { createPool, GuardedPool, parseDatabaseUrl, poolConfig, type PgTarget } from './postgres.ts';
+import { isStoreUnavailable, StoreUnavailableError } from './unavailable.ts';
+import { describeError as describe, silentLogger as silent, type StoreLogger } from './logger.ts';
+
+export type { StoreLogger };
 
 export type Db = Kysely<Database>;
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseOptions {
   dataDir: string;
   databaseUrl: string | null;
-  /** PostgreSQL schema to use (tests isolate themselves with one each). */
+  /** PostgreSQL schema to use; wins over `?schema=` in DATABASE_URL (tests isolate themselves with one each). */
   pgSchema?: string;
 }
 
-/** Opens the configured database: SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set. */
-export async function openDatabase(options: DatabaseOptions): Promise<{ db: Db; dialect: 'sqlite' | 'postgres' }> {
-  if (options.databaseUrl) {
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: 10,
-      connectionTimeoutMillis: 2_000,
-      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-    });
-    // An idle client losing its connection must not crash the process; the next query reports it.
-    pool.on('error', () => {});
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' };
+/** The database and what the service needs to know about it beyond queries. */
+export interface Store {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** Migrations have run and queries are let through. */
+  readonly ready: boolean;
+  /** Resolves once `ready` (at once for SQLite; for PostgreSQL when it was first reached). */
+  whenReady(): Promise<void>;
+  /** Throws StoreUnavailableError unless the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs pending migrations. `schema` names the PostgreSQL schema that holds the migration bookkeeping;
+ * without it Kysely would look for its tables in every schema of the database and could find another
+ * deployment's. Kysely's migrator takes an advisory lock on PostgreSQL, so nodes starting together take
+ * turns and each migration runs once.
+ */
+export async function migrate(db: Db, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    throw new Error(`Database migration failed: ${reason}`, { cause: error });
   }
+}
+
+/** For callers that just want a migrated database: opens the store and waits until it is ready. */
+export async function openDatabase(options: DatabaseOptions): Promise<{ db: Db; dialect: Dialect }> {
+  const store = await openStore(options);
+  await store.whenReady();
+  return { db: store.db, dialect: store.dialect };
+}
+
+/** Opens the configured store: SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set. */
+export async function openStore(options: DatabaseOptions, log: StoreLogger = silent): Promise<Store> {
+  if (options.databaseUrl) return PostgresStore.open(parseDatabaseUrl(options.databaseUrl, options.pgSchema), log);
+  return openSqlite(options.dataDir);
+}
+
+async function openSqlite(dataDir: string): Promise<Store> {
   const { default: SQLite } = await import('better-sqlite3');
-  mkdirSync(options.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(options.dataDir, 'voxsmith.db'));
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(join(dataDir, 'voxsmith.db'));
   sqlite.pragma('journal_mode = WAL');
   // FULL: a write the API acknowledged is on disk, even if the machine loses power right after.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // A local file that cannot be migrated will not fix itself: fail start-up.
+  await migrate(db);
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    ready: true,
+    whenReady: async () => {},
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
 }
 
-export async function migrate(db: Db): Promise<void> {
-  // Kysely's migrator takes a lock (an advisory lock on PostgreSQL), so nodes starting together are safe.
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
-    throw new Error(`Database migration failed: ${reason}`);
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 2_000;
+const MIGRATION_TIMEOUT_MS = 120_000;
+
+/**
+ * PostgreSQL. The node starts even when the database cannot be reached: requests that need it answer 503
+ * and migrations are retried in the background until they succeed, so nodes and database can be started
+ * in any order. Loss and return of the database are each logged once.
+ */
+class PostgresStore implements Store {
+  readonly dialect = 'postgres';
+  readonly db: Db;
+  private readonly pool: GuardedPool;
+  private reachable = true;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelay = RETRY_FIRST_MS;
+  private readonly readyPromise: Promise<void>;
+  private resolveReady: () => void = () => {};
+
+  private constructor(
+    private readonly target: PgTarget,
+    pool: GuardedPool,
+    private readonly log: StoreLogger,
+  ) {
+    this.pool = pool;
+    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    this.readyPromise = new Promise((resolve) => (this.resolveReady = resolve));
   }
+
+  static async open(target: PgTarget, log: StoreLogger): Promise<PostgresStore> {
+    let store: PostgresStore | undefined;
+    const pool = new GuardedPool(await createPool(poolConfig(target, 10)), (ok, err) => store?.health(ok, err));
+    store = new PostgresStore(target, pool, log);
+    try {
+      await store.attemptMigration(true);
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+    return store;
+  }
+
+  get ready(): boolean {
+    return this.pool.isOpen;
+  }
+
+  whenReady(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  async ping(): Promise<void> {
+    if (!this.pool.isOpen) throw new StoreUnavailableError('database not ready: migrations have not run yet');
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.db.destroy();
+    // Kysely only ends a pool it has used; end it ourselves for a node that never reached the database.
+    await this.pool.end();
+  }
+
+  private health(ok: boolean, err?: unknown): void {
+    if (ok === this.reachable) return;
+    this.reachable = ok;
+    if (ok) this.log.info({}, 'database reachable again');
+    else this.log.warn({ err: describe(err) }, 'database unreachable: requests that need it answer 503 until it returns');
+  }
+
+  /** One try at migrating on a private pool with long timeouts: another node may hold the migration lock a while. */
+  private async attemptMigration(first: boolean): Promise<void> {
+    this.retryTimer = null;
+    if (this.closed) return;
+    const pool = new GuardedPool(await createPool({ ...poolConfig(this.target, 2), statement_timeout: false, query_timeout: MIGRATION_TIMEOUT_MS }), () => {});
+    pool.open();
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      const schema = this.target.schema ?? (await currentSchema(db));
+      await migrate(db, schema);
+      if (this.closed) return;
+      this.pool.open();
+      this.health(true);
+      this.resolveReady();
+    } catch (err) {
+      if (first && !isStoreUnavailable(err)) throw err;
+      if (this.closed) return;
+      this.health(false, err);
+      if (!isStoreUnavailable(err)) this.log.error({ err: describe(err) }, 'database migration failed; retrying');
+      this.retryTimer = setTimeout(() => void this.attemptMigration(false), this.retryDelay);
+      this.retryTimer.unref();
+      this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
+    } finally {
+      await db.destroy().catch(() => {});
+      await pool.end().catch(() => {});
+    }
+  }
+}
+
+async function currentSchema(db: Db): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL has no current schema (search_path names none that exists); set ?schema= in DATABASE_URL');
+  return schema;
 }

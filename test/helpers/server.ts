@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,12 +7,15 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SmtpSink } from './smtp-sink.ts';
+import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, schemaText, TEST_PG_URL, TEST_REDIS_URL, testStore, testWithRedis } from './stores.ts';
 
 export interface TestServer {
   app: FastifyInstance;
   base: string;
   origin: string;
   dataDir: string;
+  /** Which database this server uses: VOXSMITH_TEST_STORE=postgres runs the API suites on PostgreSQL. */
+  store: 'sqlite' | 'postgres';
   mail: SmtpSink;
   logs: string[];
   /** fetch against the server with a JSON body and optional cookie/bearer. */
@@ -21,13 +24,15 @@ export interface TestServer {
   signIn(email: string): Promise<{ cookie: string; user: { id: string; email: string; plan: string } }>;
   /** Signs in and creates an API key. */
   newKey(email: string, name?: string): Promise<{ key: string; id: string; cookie: string }>;
+  /** Everything the database holds, as text (SQLite files or PostgreSQL rows), for "no secret stored" checks. */
+  storedText(): Promise<string>;
   close(): Promise<void>;
 }
 
 export interface RequestOptions {
   method?: string;
   json?: unknown;
-  body?: BodyInit;
+  body?: RequestInit['body'];
   headers?: Record<string, string>;
   cookie?: string;
   bearer?: string;
@@ -38,6 +43,15 @@ export interface RequestOptions {
 export interface StartOptions extends AppOptions {
   env?: Record<string, string>;
   dataDir?: string;
+}
+
+/**
+ * Waits until every readiness check has settled (passed or failed). A test that called /readyz does this
+ * before closing the server, so no check is left waiting on a part that closing shuts down (engines
+ * warming up when the server closes would otherwise keep the test process alive).
+ */
+export async function settleReadiness(s: TestServer): Promise<void> {
+  await Promise.all(s.app.services.readiness.map((c) => c.check().catch(() => {})));
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -54,7 +68,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // PUBLIC_URL must be known before listening; reserve the port by listening first on 0 is not possible with
   // a fixed config, so the origin check uses a fixed public URL that tests send as Origin.
   const publicUrl = 'http://voxsmith.test';
+  // PostgreSQL mode: a fresh schema per server, dropped on close (unless the test chose its own database).
+  const pgSchema = testStore === 'postgres' && !options.env?.DATABASE_URL ? (options.pgSchema ?? randomSchema('api')) : undefined;
+  const redisPrefix = testWithRedis && !options.env?.REDIS_URL && !options.sharedState ? (options.redisPrefix ?? randomPrefix('api')) : undefined;
   const config = loadConfig({
+    ...(pgSchema ? { DATABASE_URL: TEST_PG_URL } : {}),
+    ...(redisPrefix ? { REDIS_URL: TEST_REDIS_URL } : {}),
     DATA_DIR: dataDir,
     SMTP_URL: smtpUrl,
     MAIL_FROM: 'Voxsmith <noreply@voxsmith.test>',
@@ -66,7 +85,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
     ...options.env,
   });
-  const app = await buildApp(config, { logStream, ...options });
+  const app = await buildApp(config, { logStream, ...options, ...(pgSchema ? { pgSchema } : {}), ...(redisPrefix ? { redisPrefix } : {}) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -109,15 +128,26 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     base,
     origin: config.publicOrigin,
     dataDir,
+    store: config.databaseUrl ? 'postgres' : 'sqlite',
     mail,
     logs,
     request,
     signIn,
     newKey,
+    storedText: async () => {
+      const schema = pgSchema ?? options.pgSchema;
+      if (config.databaseUrl && schema) return schemaText(schema);
+      return readdirSync(dataDir)
+        .filter((f) => f.startsWith('voxsmith.db'))
+        .map((f) => readFileSync(join(dataDir, f)).toString('latin1'))
+        .join('');
+    },
     close: async () => {
       await app.close();
       await mail.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (pgSchema && !options.pgSchema) await dropSchema(pgSchema);
+      if (redisPrefix && !options.redisPrefix) await deleteRedisPrefix(redisPrefix);
     },
   };
 }

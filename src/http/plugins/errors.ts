@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ERRORS, errorBody, type ErrorCode } from '../../errors.ts';
+import { isStoreUnavailable } from '../../store/unavailable.ts';
 
 /** Fastify's own error codes, mapped onto the catalogue so framework errors look like ours. */
 const FRAMEWORK_CODES: Record<string, ErrorCode> = {
@@ -42,6 +43,12 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
       const code = FRAMEWORK_CODES[error.code];
       status = ERRORS[code].status;
       body = errorBody(code, code === 'invalid_json' ? `Request body is not valid JSON: ${error.message}` : undefined);
+    } else if (isStoreUnavailable(error)) {
+      // The database is down or unreachable: a quick 503 the client may retry, not a hang or a 500.
+      status = 503;
+      body = errorBody('unavailable', 'The database is unavailable; retry shortly');
+      reply.header('Retry-After', '2');
+      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
     } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       status = error.statusCode;
       body = { error: error.message, code: 'bad_request' };

@@ -32,13 +32,21 @@ export class MemorySharedState implements SharedState {
   }
 
   async publish(event: SharedEvent): Promise<void> {
-    for (const listener of this.listeners) listener(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One failing subscriber must not keep the event from the others, nor fail the publisher.
+      }
+    }
   }
 
   subscribe(listener: (event: SharedEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+
+  async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);

@@ -9,10 +9,15 @@ export interface RateDecision {
   resetMs: number;
 }
 
-/** Events every node must hear about at once. */
+/**
+ * Events every node must hear about at once. `resync` is raised locally when this node may have missed
+ * events (its link to the other nodes was lost and is back): re-check whatever depends on them, e.g. an
+ * open stream asks `apiKeys.isActive` again.
+ */
 export type SharedEvent =
   | { type: 'key-revoked'; keyId: string }
-  | { type: 'session-ended'; idHash: string };
+  | { type: 'session-ended'; idHash: string }
+  | { type: 'resync' };
 
 /**
  * State that must agree across nodes: rate-limit counters and a broadcast channel. In-memory for one node,
@@ -22,8 +27,11 @@ export interface SharedState {
   readonly kind: string;
   /** Counts a hit for `key` in a sliding window, refusing it when `limit` hits already fall in the window. */
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /** Delivers to every subscriber on every node, this one included; never throws. */
   publish(event: SharedEvent): Promise<void>;
   /** Returns a function that unsubscribes. */
   subscribe(listener: (event: SharedEvent) => void): () => void;
+  /** Throws unless the backing store answers (readiness checks). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { errorBody } from '../../errors.ts';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * For load balancers and orchestrators. `/healthz`: the process is up (restart it if not). `/readyz`: every
+ * readiness check passes (database, Redis when configured, engines), else 503 naming what failed (send it
+ * no traffic for now). Neither needs credentials; neither says more than a check's name and "ok"/"failing".
+ */
+export async function healthRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/healthz', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return { status: 'ok' };
+  });
+
+  app.get('/readyz', async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    const results = await Promise.all(
+      app.services.readiness.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), CHECK_TIMEOUT_MS);
+          return { name, ok: true };
+        } catch (err) {
+          request.log.warn({ check: name, err: { message: err instanceof Error ? err.message : String(err) } }, 'readiness check failed');
+          return { name, ok: false };
+        }
+      }),
+    );
+    const checks = Object.fromEntries(results.map((r) => [r.name, r.ok ? 'ok' : 'failing']));
+    const failing = results.filter((r) => !r.ok).map((r) => r.name);
+    if (failing.length > 0) {
+      return reply.status(503).send({ ...errorBody('unavailable', `Not ready: ${failing.join(', ')}`), status: 'unavailable', checks });
+    }
+    return { status: 'ready', checks };
+  });
+}

@@ -1,0 +1,194 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RateDecision, SharedEvent } from './shared-state.ts';
+
+export interface RedisTarget {
+  url: string;
+  /** Prepended to every key and to the channel, so several deployments (or tests) share one Redis. */
+  prefix: string;
+}
+
+export const DEFAULT_REDIS_PREFIX = 'voxsmith:';
+const PREFIX = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Reads `REDIS_URL`; a `prefix` query parameter (`redis://host:6379/0?prefix=eu1:`) sets the key prefix. */
+export function parseRedisUrl(redisUrl: string, override?: string): RedisTarget {
+  const url = new URL(redisUrl);
+  const fromUrl = url.searchParams.get('prefix');
+  url.searchParams.delete('prefix');
+  const prefix = override ?? (fromUrl && fromUrl.length > 0 ? fromUrl : DEFAULT_REDIS_PREFIX);
+  if (!PREFIX.test(prefix)) throw new Error(`Redis key prefix "${prefix}" must be 1-64 of A-Z a-z 0-9 _ . : -`);
+  return { url: url.toString(), prefix };
+}
+
+/**
+ * Sliding-window log in a sorted set: one member per counted request, scored by Redis's own clock (so
+ * nodes with skewed clocks agree). Trim, count, then add only when under the limit, all in one script:
+ * Redis runs scripts one at a time, so N nodes together allow exactly the limit. The replies mirror the
+ * in-memory implementation: {allowed, remaining, retryAfterMs, resetMs}.
+ */
+const HIT_SCRIPT = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+if count >= limit then
+  local blocking = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  return {0, 0, tonumber(blocking[2]) + window - now, tonumber(newest[2]) + window - now}
+end
+redis.call('ZADD', key, now, ARGV[3])
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {1, limit - count - 1, 0, tonumber(oldest[2]) + window - now}
+`;
+const HIT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
+
+// Fail fast rather than queue: while Redis is away every command errors at once and the caller falls
+// back to local state, instead of requests piling up behind a reconnect.
+const COMMAND_OPTIONS: RedisOptions = {
+  connectTimeout: 1_000,
+  commandTimeout: 1_000,
+  maxRetriesPerRequest: 0,
+  enableOfflineQueue: false,
+  keepAlive: 5_000,
+  retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times, 4), 1_000),
+};
+
+function isSharedEvent(value: unknown): value is SharedEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  if (v.type === 'key-revoked') return typeof v.keyId === 'string';
+  if (v.type === 'session-ended') return typeof v.idHash === 'string';
+  return v.type === 'resync';
+}
+
+export interface RedisLinkHandlers {
+  /** An event published by another node. */
+  message(event: SharedEvent): void;
+  /** The subscription was lost and is back: events may have been missed meanwhile. */
+  subscriptionRestored(): void;
+  /** The command connection (re)connected. */
+  commandsReady(): void;
+  /** The command connection dropped (it reconnects by itself). */
+  commandsLost(): void;
+}
+
+/** The two Redis connections a node keeps (commands, subscription) and the operations on them; may throw. */
+export class RedisLink {
+  private readonly client: Redis;
+  private readonly subscriber: Redis;
+  private readonly channel: string;
+  private readonly nodeId = randomBytes(8).toString('hex');
+  private seq = 0;
+  private subscriptionLost = false;
+  private readonly subscribed: Promise<boolean>;
+
+  constructor(
+    readonly target: RedisTarget,
+    private readonly handlers: RedisLinkHandlers,
+  ) {
+    this.channel = `${target.prefix}events`;
+    this.client = new Redis(target.url, COMMAND_OPTIONS);
+    // The subscription must come back by itself after a reconnect, so this connection may queue.
+    this.subscriber = new Redis(target.url, { ...COMMAND_OPTIONS, commandTimeout: undefined, enableOfflineQueue: true, autoResubscribe: true });
+    // Connection errors surface as failed commands; without listeners ioredis would log them itself.
+    this.client.on('error', () => {});
+    this.subscriber.on('error', () => {});
+    this.client.on('ready', () => handlers.commandsReady());
+    this.client.on('close', () => handlers.commandsLost());
+    this.subscriber.on('close', () => {
+      this.subscriptionLost = true;
+    });
+    this.subscriber.on('ready', () => {
+      if (!this.subscriptionLost) return;
+      this.subscriptionLost = false;
+      handlers.subscriptionRestored();
+    });
+    this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
+    this.subscribed = this.subscriber.subscribe(this.channel).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  get connected(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /**
+   * Resolves true once commands can be sent and the subscription is in place (so no event published from
+   * now on is missed), false when the first attempt fails or takes longer than `timeoutMs`.
+   */
+  async waitForConnection(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const both = this.commandsConnected().then((ok) => (ok ? this.subscribed : false));
+    return Promise.race([both, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private commandsConnected(): Promise<boolean> {
+    if (this.connected) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        this.client.off('ready', onReady);
+        this.client.off('error', onError);
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      const onError = () => done(false);
+      this.client.once('ready', onReady);
+      this.client.once('error', onError);
+    });
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const args = [`${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`] as const;
+    let reply: unknown;
+    try {
+      reply = await this.client.evalsha(HIT_SHA, 1, ...args);
+    } catch (err) {
+      // First use on this server (or after a restart or SCRIPT FLUSH): send the script itself.
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      reply = await this.client.eval(HIT_SCRIPT, 1, ...args);
+    }
+    if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === 'number')) {
+      throw new Error('unexpected reply from the rate-limit script');
+    }
+    const [allowed, remaining, retryAfterMs, resetMs] = reply as number[];
+    return { allowed: allowed === 1, limit, remaining, retryAfterMs, resetMs };
+  }
+
+  async publish(event: SharedEvent): Promise<void> {
+    await this.client.publish(this.channel, JSON.stringify({ origin: this.nodeId, event }));
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  close(): void {
+    this.client.disconnect();
+    this.subscriber.disconnect();
+  }
+
+  private receive(channel: string, text: string): void {
+    if (channel !== this.channel) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null) return;
+    const { origin, event } = parsed as { origin?: unknown; event?: unknown };
+    // This node delivered its own events already, at publish time.
+    if (origin === this.nodeId || !isSharedEvent(event)) return;
+    this.handlers.message(event);
+  }
+}

@@ -1,0 +1,131 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiKeyService } from '../../src/accounts/api-keys.ts';
+import { MagicLinkService } from '../../src/accounts/magic-links.ts';
+import { SessionService } from '../../src/accounts/sessions.ts';
+import { UsageService } from '../../src/accounts/usage.ts';
+import { UserService } from '../../src/accounts/users.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { dropSchema, randomSchema, TEST_PG_URL } from '../helpers/stores.ts';
+
+// Every repository query, and the writes that must be atomic under concurrency, on both dialects.
+const cleanups: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+const dialects: Array<[string, () => Promise<Store>]> = [
+  [
+    'sqlite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'voxsmith-repo-'));
+      const store = await openStore({ dataDir: dir, databaseUrl: null });
+      cleanups.push(async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+      return store;
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const schema = randomSchema('repo');
+      const store = await openStore({ dataDir: '/nonexistent', databaseUrl: TEST_PG_URL, pgSchema: schema });
+      cleanups.push(async () => {
+        await store.close();
+        await dropSchema(schema);
+      });
+      return store;
+    },
+  ],
+];
+
+for (const [name, make] of dialects) {
+  describe(`repositories on ${name}`, () => {
+    test('users: two first sign-ins racing create one user', async () => {
+      const { db } = await make();
+      const users = new UserService(db);
+      const results = await Promise.all(Array.from({ length: 10 }, () => users.findOrCreate('race@example.com')));
+      assert.equal(new Set(results.map((u) => u.id)).size, 1);
+      assert.deepEqual(await users.findById(results[0].id), results[0]);
+      assert.equal(await users.findById('usr_none'), null);
+    });
+
+    test('magic links: of 10 concurrent uses of one token exactly one wins; newer link voids older; prune', async () => {
+      const { db } = await make();
+      const links = new MagicLinkService(db, 60_000);
+      const token = await links.issue('link@example.com');
+      const results = await Promise.all(Array.from({ length: 10 }, () => links.consume(token)));
+      assert.deepEqual(results.filter((r) => r !== null), ['link@example.com']);
+      const older = await links.issue('two@example.com');
+      const newer = await links.issue('two@example.com');
+      assert.equal(await links.consume(older), null);
+      assert.equal(await links.consume(newer), 'two@example.com');
+      await db.updateTable('magic_links').set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).execute();
+      await links.prune();
+      assert.equal((await db.selectFrom('magic_links').select('token_hash').execute()).length, 0);
+    });
+
+    test('API keys: create, authenticate, list; of 10 concurrent revokes exactly one succeeds', async () => {
+      const { db } = await make();
+      const user = await new UserService(db).findOrCreate('keys@example.com');
+      const keys = new ApiKeyService(db);
+      const created = await keys.create(user.id, 'laptop');
+      assert.deepEqual(await keys.authenticate(created.key), { keyId: created.id, userId: user.id });
+      const [listed] = await keys.list(user.id);
+      assert.equal(listed.id, created.id);
+      assert.ok(listed.last_used, 'authenticate stamped last_used');
+      assert.equal(await keys.isActive(created.id), true);
+      const revokes = await Promise.all(Array.from({ length: 10 }, () => keys.revoke(user.id, created.id)));
+      assert.equal(revokes.filter(Boolean).length, 1);
+      assert.equal(await keys.authenticate(created.key), null);
+      assert.equal(await keys.isActive(created.id), false);
+      assert.deepEqual(await keys.list(user.id), []);
+    });
+
+    test('sessions: create, resolve, touch after a minute, expire, destroy', async () => {
+      const { db } = await make();
+      const user = await new UserService(db).findOrCreate('sess@example.com');
+      const sessions = new SessionService(db, 3_600_000, 86_400_000);
+      const id = await sessions.create(user.id);
+      const active = await sessions.resolve(id);
+      assert.equal(active?.userId, user.id);
+      const stale = new Date(Date.now() - 120_000).toISOString();
+      await db.updateTable('sessions').set({ last_seen_at: stale }).execute();
+      await sessions.resolve(id);
+      const row = await db.selectFrom('sessions').select('last_seen_at').executeTakeFirstOrThrow();
+      assert.ok(row.last_seen_at > stale, 'idle clock refreshed');
+      await sessions.destroy(active?.idHash ?? '');
+      assert.equal(await sessions.resolve(id), null);
+      const other = await sessions.create(user.id);
+      await db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1).toISOString() }).execute();
+      assert.equal(await sessions.resolve(other), null);
+      assert.equal((await db.selectFrom('sessions').select('id_hash').execute()).length, 0, 'expired row removed');
+    });
+
+    test('usage: 50 concurrent records add up exactly, and counts come back as numbers', async () => {
+      const { db } = await make();
+      const usage = new UsageService(db);
+      await Promise.all(Array.from({ length: 50 }, (_, i) => usage.record('usr_1', i % 2 ? 'key_1' : null, 10 + i)));
+      const rows = await usage.forUser('usr_1', '2000-01-01');
+      assert.equal(rows.length, 2);
+      for (const row of rows) {
+        assert.equal(typeof row.characters, 'number');
+        assert.equal(typeof row.requests, 'number');
+      }
+      assert.equal(rows.reduce((n, r) => n + r.requests, 0), 50);
+      assert.equal(rows.reduce((n, r) => n + r.characters, 0), 50 * 10 + (49 * 50) / 2);
+      assert.deepEqual(rows.map((r) => r.key_id).sort(), ['key_1', null].sort());
+    });
+
+    test('ping answers', async () => {
+      const store = await make();
+      await store.ping();
+      assert.equal(store.ready, true);
+    });
+  });
+}
