@@ -19,6 +19,10 @@ export class Probe {
     return new Probe(child);
   }
 
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
   start(url: string, intervalMs = 10): void {
     if (this.child.connected) this.child.send({ type: 'start', url, intervalMs } satisfies ToProbe);
   }

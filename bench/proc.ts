@@ -1,7 +1,7 @@
 // What the kernel says about the server process: CPU time (all threads, so the synthesis workers count)
 // and resident memory. Linux only.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -16,13 +16,16 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
+function ticksOf(statLine: string): number {
+  // The command name may hold spaces and parentheses; the fields after its last ')' are fixed.
+  const fields = statLine.slice(statLine.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name (0-based 11, 12).
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 /** User + system CPU seconds the process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name may hold spaces and parentheses; the fields after its last ')' are fixed.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name (0-based 11, 12).
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  return ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8')) / clockTicks();
 }
 
 export interface Memory {
@@ -36,12 +39,58 @@ export function memory(pid: number): Memory {
   return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
 }
 
-/** CPU use of the process from this call until stop(), in percent of one core (200 = two busy cores). */
-export function cpuMeter(pid: number): { stop(): number } {
+/** CPU seconds of each thread of the process, by thread id (a thread that has ended is absent). */
+function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), ticksOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')) / clockTicks());
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+export interface CpuUse {
+  /** The whole process, in percent of one core (200 = two busy cores). */
+  percent: number;
+  /** The main thread (the event loop). */
+  mainPercent: number;
+  /** The other threads, busiest first (the synthesis workers lead when they are busy). */
+  threadPercents: number[];
+  /** The load driver: this process and the `driverPids` (the probe). */
+  driverPercent: number;
+  /** Every other process on the machine: what the server and the driver could not use. */
+  othersPercent: number;
+}
+
+/** CPU use of process `pid` from this call until stop(), beside the driver's and the rest of the machine's. */
+export function cpuMeter(pid: number, driverPids: number[] = []): { stop(): CpuUse } {
+  const driverSeconds = () => {
+    const own = process.cpuUsage();
+    return (own.user + own.system) / 1e6 + driverPids.reduce((sum, p) => sum + cpuSeconds(p), 0);
+  };
   const cpu0 = cpuSeconds(pid);
+  const threads0 = threadCpuSeconds(pid);
+  const driver0 = driverSeconds();
+  const machine0 = machineBusySeconds();
   const t0 = performance.now();
   return {
-    stop: () => ((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100,
+    stop: () => {
+      const seconds = (performance.now() - t0) / 1000;
+      const pct = (cpu: number) => (cpu / seconds) * 100;
+      const threads = [...threadCpuSeconds(pid)].map(([tid, cpu]) => ({ tid, percent: pct(cpu - (threads0.get(tid) ?? 0)) }));
+      const server = cpuSeconds(pid) - cpu0;
+      const driver = driverSeconds() - driver0;
+      return {
+        percent: pct(server),
+        mainPercent: threads.find((t) => t.tid === pid)?.percent ?? Number.NaN,
+        threadPercents: threads.filter((t) => t.tid !== pid).map((t) => t.percent).sort((a, b) => b - a),
+        driverPercent: pct(driver),
+        othersPercent: Math.max(0, pct(machineBusySeconds() - machine0 - server - driver)),
+      };
+    },
   };
 }
 

@@ -47,7 +47,7 @@ export async function streamCapacity(base: string, key: string, pid: number, opt
     const results = await step(base, key, n, options.voice);
     const wall = performance.now() - t0;
     lastWall = wall;
-    const cpuPercent = cpu.stop();
+    const use = cpu.stop();
     const ok = results.filter((r) => !r.error && r.audioSeconds > 0);
     const rtf = ok.map((r) => r.totalMs / 1000 / r.audioSeconds);
     const firsts = ok.map((r) => r.firstChunkMs);
@@ -60,7 +60,9 @@ export async function streamCapacity(base: string, key: string, pid: number, opt
       ms(percentile(firsts, 50)),
       ms(Math.max(...firsts)),
       fixed(wall / 1000, 1),
-      fixed(cpuPercent, 0),
+      fixed(use.percent, 0),
+      fixed(use.driverPercent, 0),
+      fixed(use.othersPercent, 0),
       String(n - ok.length),
       allFaster ? 'yes' : 'no',
     ]);
@@ -79,9 +81,11 @@ export async function streamCapacity(base: string, key: string, pid: number, opt
       notes: [
         `Voice ${options.voice}; each of N connections streams the same two-sentence paragraph, all sent at once.`,
         'Stream RTF = wall seconds from "synthesize" to "done" / audio seconds received; a step passes when every stream has RTF < 1.',
+        'A first chunk that grows with N means streams waited for a synthesis slot in the worker pool before starting.',
+        'CPU: the server process, the load driver (this bench process), and every other process on the machine (/proc/stat).',
         `**Sustained: ${sustained} concurrent streams**${capped ? ' (the ramp stopped at its limit before any step failed)' : ''}.`,
       ],
-      headers: ['N', 'audio s', 'RTF p50', 'RTF max', '1st chunk p50 ms', '1st chunk max ms', 'wall s', 'server CPU %', 'errors', 'all < 1'],
+      headers: ['N', 'audio s', 'RTF p50', 'RTF max', '1st chunk p50 ms', '1st chunk max ms', 'wall s', 'server CPU %', 'driver %', 'other processes %', 'errors', 'all < 1'],
       rows,
     },
   };

@@ -45,9 +45,9 @@ export async function throughput(base: string, key: string, pid: number, probe: 
   ];
 
   probe.start(probeUrl);
-  const idleCpu = cpuMeter(pid);
+  const idleCpu = cpuMeter(pid, [probe.pid]);
   await sleep(options.idleMs);
-  const idleCpuPercent = idleCpu.stop();
+  const idleCpuPercent = idleCpu.stop().percent;
   loopRows.push(probeRow(`idle (server CPU ${fixed(idleCpuPercent, 0)} %)`, await probe.stop()));
 
   const rows: string[][] = [];
@@ -59,7 +59,7 @@ export async function throughput(base: string, key: string, pid: number, probe: 
     const statuses = new Map<string, number>();
     const deadline = performance.now() + options.windowMs;
     probe.start(probeUrl);
-    const cpu = cpuMeter(pid);
+    const cpu = cpuMeter(pid, [probe.pid]);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: c }, async () => {
@@ -82,7 +82,8 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       }),
     );
     const elapsed = (performance.now() - t0) / 1000;
-    const cpuPercent = cpu.stop();
+    const use = cpu.stop();
+    const cpuPercent = use.percent;
     const p = await probe.stop();
     const rps = ok / elapsed;
     levels.push({ concurrency: c, rps, cpuPercent, probeP99: percentile(p.latenciesMs, 99) });
@@ -93,6 +94,9 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       ms(percentile(latencies, 50)),
       ms(percentile(latencies, 95)),
       fixed(cpuPercent, 0),
+      `${fixed(use.mainPercent, 0)} / ${use.threadPercents.slice(0, 2).map((x) => fixed(x, 0)).join(' + ')} / ${fixed(use.threadPercents.slice(2).reduce((a, b) => a + b, 0), 0)}`,
+      fixed(use.driverPercent, 0),
+      fixed(use.othersPercent, 0),
       errors === 0 ? '0' : `${errors} (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')})`,
     ]);
     loopRows.push(probeRow(`speak load, concurrency ${c}`, p));
@@ -108,8 +112,11 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       notes: [
         `"${SHORT_SENTENCE}" as pcm with ${options.voice}; closed loop of C clients for ${fixed(options.windowMs / 1000, 0)} s per level.`,
         'Server CPU % = the server process\'s user + system time (all threads) over the window, from /proc/<pid>/stat; 200 % = both cores busy.',
+        'Split by thread (/proc/<pid>/task): the main thread (event loop), the two busiest others (the synthesis workers when they work),',
+        'and the rest together (V8 and libuv helper threads: garbage collection, compilation, file system). "driver" is the bench',
+        'process and its probe; "other processes" is everything else on the machine (/proc/stat), which the server could not use.',
       ],
-      headers: ['concurrency', 'requests', 'req/s', 'p50 ms', 'p95 ms', 'server CPU %', 'errors'],
+      headers: ['concurrency', 'requests', 'req/s', 'p50 ms', 'p95 ms', 'server CPU %', 'main / top 2 / other threads %', 'driver %', 'other processes %', 'errors'],
       rows,
     },
     eventLoop: {
