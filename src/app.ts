@@ -18,14 +18,32 @@ import { errorsPlugin } from './http/plugins/errors.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { rateLimitPlugin } from './http/plugins/rate-limit.ts';
 import { logRedact, logSerializers } from './http/log.ts';
+import { Metrics, metricsPlugin } from './http/plugins/metrics.ts';
+import { openapiPlugin } from './http/plugins/openapi.ts';
+import { openaiRoutes } from './http/routes/openai.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
-import { healthRoutes } from './http/routes/health.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { voiceRoutes } from './http/routes/voices.ts';
+import { speakRoutes } from './http/routes/speak.ts';
+import { usageRoutes } from './http/routes/usage.ts';
+import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
+import websocket from '@fastify/websocket';
+import type { StreamLimits } from './http/stream/connection.ts';
+import { createSynthesizer } from './synth/synthesizer.ts';
+import { VoiceLibrary } from './voices/library.ts';
+import { VoiceForge } from './voices/forge.ts';
+import { SpeechAnalyzer } from './voices/forge-pool.ts';
+import { DbVoiceStore } from './voices/owned-store.ts';
+import { forgeRoutes } from './http/routes/forge.ts';
+import { myVoiceRoutes } from './http/routes/my-voices.ts';
 import './http/types.ts';
 
 export interface AppOptions {
+  /** Overrides of the WebSocket stream's limits (tests shorten timeouts). */
+  streamLimits?: Partial<StreamLimits>;
   /** Where log lines go (tests capture them); stdout by default. */
   logStream?: DestinationStream;
   mailer?: Mailer;
@@ -53,12 +71,25 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
           // Local mode only (no SMTP_URL): the developer needs the link, and the log is where they look.
           app.log.info({ to: mail.to, file: path }, `sign-in mail written to the outbox:\n${mail.text}`);
         }));
+  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined });
+  app.addHook('onClose', () => synthesizer.close());
+  const ownedVoices = new DbVoiceStore(db);
+  const voices = new VoiceLibrary(ownedVoices);
+  const forgeAnalyzer = new SpeechAnalyzer();
+  app.addHook('onClose', () => forgeAnalyzer.close());
+  const metrics = new Metrics();
+  metrics.watchPool(() => synthesizer.stats());
   return {
     db,
     dbDialect: dialect,
+    synthesizer,
+    voices,
+    ownedVoices,
+    forge: new VoiceForge({ synthesizer, library: voices, store: ownedVoices, analyzer: forgeAnalyzer }),
     sharedState,
     readiness: [
       { name: 'database', check: () => store.ping() },
+      { name: 'engines', check: () => synthesizer.ready() },
       ...(sharedState.kind === 'memory' ? [] : [{ name: sharedState.kind, check: () => sharedState.ping() }]),
     ],
     mailer,
@@ -67,6 +98,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs),
     apiKeys: new ApiKeyService(db),
     usage: new UsageService(db),
+    metrics,
   };
 }
 
@@ -98,6 +130,9 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   });
 
   await app.register(errorsPlugin);
+  // Both watch routes as they are added: before every route.
+  await app.register(openapiPlugin);
+  await app.register(metricsPlugin);
   await app.register(cookie);
   await app.register(authPlugin);
   await app.register(rateLimitPlugin);
@@ -105,8 +140,16 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(authRoutes);
   await app.register(apiKeyRoutes);
   await app.register(verifyPageRoute);
-  await app.register(healthRoutes);
   // The web app at / and its client routes; every API route above keeps precedence over its fallback.
   await app.register(dashboardRoutes);
+  await app.register(healthRoutes);
+  await app.register(voiceRoutes);
+  await app.register(speakRoutes);
+  await app.register(forgeRoutes);
+  await app.register(myVoiceRoutes);
+  await app.register(openaiRoutes);
+  await app.register(usageRoutes);
+  await app.register(websocket, { options: websocketServerOptions });
+  await app.register(streamRoutes, { limits: options.streamLimits });
   return app;
 }

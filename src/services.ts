@@ -4,8 +4,13 @@ import type { Mailer } from './accounts/mailer.ts';
 import type { SessionService } from './accounts/sessions.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
+import type { Metrics } from './http/plugins/metrics.ts';
 import type { Db } from './store/database.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
+import type { Synthesizer } from './synth/synthesizer.ts';
+import type { VoiceLibrary } from './voices/library.ts';
+import type { VoiceForge } from './voices/forge.ts';
+import type { DbVoiceStore } from './voices/owned-store.ts';
 
 /** One thing a node needs before it takes traffic (`/readyz`); `check` throws when it is not ready. */
 export interface ReadinessCheck {
@@ -17,6 +22,12 @@ export interface ReadinessCheck {
 export interface Services {
   db: Db;
   dbDialect: 'sqlite' | 'postgres';
+  synthesizer: Synthesizer;
+  voices: VoiceLibrary;
+  /** Users' own voices (clones, bred voices) in the database. */
+  ownedVoices: DbVoiceStore;
+  /** Clones and breeds voices. */
+  forge: VoiceForge;
   sharedState: SharedState;
   /** What `/readyz` checks; parts that need warming up (engines) add theirs. */
   readiness: ReadinessCheck[];
@@ -26,4 +37,6 @@ export interface Services {
   sessions: SessionService;
   apiKeys: ApiKeyService;
   usage: UsageService;
+  /** Prometheus counters and histograms (`/metrics`); routes report synthesis and refusals to it. */
+  metrics: Metrics;
 }
