@@ -107,6 +107,7 @@ class PostgresStore implements Store {
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = RETRY_FIRST_MS;
+  private lastFailure: string | undefined;
   private readonly readyPromise: Promise<void>;
   private resolveReady: () => void = () => {};
 
@@ -180,7 +181,10 @@ class PostgresStore implements Store {
       if (first && !isStoreUnavailable(err)) throw err;
       if (this.closed) return;
       this.health(false, err);
-      if (!isStoreUnavailable(err)) this.log.error({ err: describe(err) }, 'database migration failed; retrying');
+      const failure = describe(err);
+      // Reachable but failing (permissions, a broken migration): worth an error, once per distinct reason.
+      if (!isStoreUnavailable(err) && failure.message !== this.lastFailure) this.log.error({ err: failure }, 'database migration failed; retrying');
+      this.lastFailure = failure.message;
       this.retryTimer = setTimeout(() => void this.attemptMigration(false), this.retryDelay);
       this.retryTimer.unref();
       this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);

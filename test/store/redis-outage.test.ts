@@ -5,11 +5,14 @@ import { parseRedisUrl } from '../../src/store/shared-state/redis-link.ts';
 import { RedisSharedState } from '../../src/store/shared-state/redis.ts';
 import type { SharedEvent } from '../../src/store/shared-state/shared-state.ts';
 import { PrivateRedis } from '../helpers/redis-server.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { settleReadiness, startServer, type TestServer } from '../helpers/server.ts';
 
 // These tests kill and restart their own redis-server on a spare port; the shared one is never touched.
 const servers: PrivateRedis[] = [];
+const proxies: TcpProxy[] = [];
 after(async () => {
+  for (const p of proxies) await p.cut();
   for (const s of servers) await s.stop();
 });
 
@@ -96,6 +99,35 @@ describe('Redis goes away and comes back', () => {
       await redis.start();
       await until(() => state.shared, 'joining Redis');
       await state.ping();
+      assert.equal(count(lines, /^info Redis reachable again/), 1);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+describe('Redis stops answering (silent network)', () => {
+  test('the node falls back after one command timeout and comes back once the connection is reset', async () => {
+    const redis = await PrivateRedis.start();
+    servers.push(redis);
+    const proxy = await TcpProxy.start(redis.port);
+    proxies.push(proxy);
+    const { log, lines } = capture();
+    const state = await RedisSharedState.open(parseRedisUrl(`redis://127.0.0.1:${proxy.port}`, 'o4:'), log);
+    try {
+      assert.equal(state.shared, true);
+      proxy.silence();
+      const started = performance.now();
+      const during = [];
+      for (let i = 0; i < 4; i++) during.push((await state.hit('k', 2, 60_000)).allowed);
+      process.stdout.write(`# silent Redis: 4 hits answered locally in ${Math.round(performance.now() - started)} ms\n`);
+      assert.deepEqual(during, [true, true, false, false]);
+      assert.equal(state.shared, false);
+      assert.equal(count(lines, /^warn Redis unreachable/), 1);
+      // The network heals the way TCP does after a long partition: connections reset, new ones work.
+      await proxy.cut();
+      await proxy.restore();
+      await until(() => state.shared, 'back on Redis');
       assert.equal(count(lines, /^info Redis reachable again/), 1);
     } finally {
       await state.close();

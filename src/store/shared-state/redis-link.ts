@@ -172,6 +172,12 @@ export class RedisLink {
     await this.client.ping();
   }
 
+  /** Drops both connections and dials again (a connection that stopped answering may be a zombie). */
+  reconnect(): void {
+    this.client.disconnect(true);
+    this.subscriber.disconnect(true);
+  }
+
   close(): void {
     this.client.disconnect();
     this.subscriber.disconnect();

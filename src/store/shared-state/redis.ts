@@ -113,6 +113,8 @@ export class RedisSharedState implements SharedState {
     if (!this.up || this.closed) return;
     this.up = false;
     this.log.warn({ err: describeError(err) }, 'Redis unreachable: using local rate limits and events until it answers');
+    // No answer at all: the network may have gone silent under a connection that still looks open.
+    if (err instanceof Error && /timed out/i.test(err.message)) this.link.reconnect();
     this.scheduleProbe();
   }
 
