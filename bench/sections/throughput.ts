@@ -124,6 +124,7 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       notes: [
         `The server does not expose its event-loop delay, so it is measured from outside: a separate process sends GET ${PROBE_PATH}`,
         'every 10 ms (one at a time) during each window of section 5; the p99 of that latency bounds the loop delay plus a loopback round trip.',
+        'With both cores busy it also holds the time the main thread waited for a core (the run queue), not only time the loop was blocked.',
       ],
       headers: ['window', 'probes', 'p50 ms', 'p99 ms', 'max ms', 'errors'],
       rows: loopRows,
