@@ -56,6 +56,11 @@ export interface AppOptions {
 
 const JSON_BODY_LIMIT = 64 * 1024;
 
+/** Trusts the nearest `hops` proxies (Fastify's types take a function for a hop count). */
+function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
 async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
@@ -112,6 +117,8 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     },
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // Behind a load balancer the client address comes from X-Forwarded-For, but only from trusted proxies.
+    trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy,
     forceCloseConnections: 'idle',
     // Strict types: "2" is not a number for speed, and so on; query strings are declared as strings.
     ajv: { customOptions: { coerceTypes: false } },

@@ -23,6 +23,8 @@ export interface Config {
   sessionIdleMs: number;
   sessionMaxMs: number;
   workers: number | null;
+  /** Fastify's trustProxy: which proxies may set X-Forwarded-For (client addresses for per-IP limits). */
+  trustProxy: boolean | number | string[];
   logLevel: string;
 }
 
@@ -57,6 +59,18 @@ function url(env: Env, name: string, protocols: string[]): URL | null {
   return parsed;
 }
 
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.some((a) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a))) {
+    throw new ConfigError('TRUST_PROXY must be true, false, a hop count, or a comma-separated list of proxy addresses/CIDRs');
+  }
+  return list;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
@@ -84,6 +98,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 15, 1, 24 * 60) * MINUTE,
     sessionIdleMs: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365) * DAY,
     sessionMaxMs: int(env, 'SESSION_MAX_DAYS', 30, 1, 3650) * DAY,
+    trustProxy: trustProxy(env),
     workers: workersRaw === undefined || workersRaw.trim() === '' ? null : int(env, 'WORKERS', 1, 1, 256),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
   };

@@ -52,6 +52,13 @@ export class SessionService {
     return { idHash, userId: row.user_id };
   }
 
+  /** Whether a session (by digest) still exists and has not expired; for long-lived streams. */
+  async isActive(idHash: string): Promise<boolean> {
+    const row = await this.db.selectFrom('sessions').select(['expires_at', 'last_seen_at']).where('id_hash', '=', idHash).executeTakeFirst();
+    const now = Date.now();
+    return row !== undefined && Date.parse(row.expires_at) > now && Date.parse(row.last_seen_at) + this.idleMs > now;
+  }
+
   async destroy(idHash: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }

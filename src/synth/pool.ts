@@ -75,6 +75,7 @@ export class SynthPool {
 
   /** Resolves once every thread has loaded and warmed up its engines. */
   ready(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
     if (this.failure) return Promise.reject(this.failure);
     if (this.allReady()) return Promise.resolve();
     // Idle piscina threads are unref'd: without a handle of our own, a process that only awaits this
@@ -104,6 +105,10 @@ export class SynthPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Whoever still waits for the engines (a /readyz probe during warm-up) must not hold the process open.
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(new Error('synthesizer is closed'));
     await this.piscina.close();
   }
 }

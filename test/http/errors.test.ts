@@ -84,6 +84,18 @@ describe('per-address login limit', () => {
   });
 });
 
+describe('behind a proxy', () => {
+  test('per-IP limits use X-Forwarded-For only from a trusted proxy', async () => {
+    const trusted = await startServer({ env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '127.0.0.1' } });
+    const untrusted = await startServer({ env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1' } });
+    after(() => Promise.all([trusted.close(), untrusted.close()]));
+    const login = (srv: TestServer, ip: string) =>
+      srv.request('/api/auth/login', { json: { email: `p${ip}@example.com` }, headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+    assert.deepEqual([await login(trusted, '203.0.113.1'), await login(trusted, '203.0.113.2'), await login(trusted, '203.0.113.1')], [200, 200, 429]);
+    assert.deepEqual([await login(untrusted, '203.0.113.1'), await login(untrusted, '203.0.113.2')], [200, 429], 'a client cannot pick its own address');
+  });
+});
+
 describe('internal errors', () => {
   test('a crash inside a handler is a 500 whose message is hidden', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-500-'));

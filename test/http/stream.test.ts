@@ -207,6 +207,19 @@ describe('stream: security', () => {
     assert.equal((await refusal(wsUrl(`?token=${other.key}`))).status, 401);
   });
 
+  test('a revocation whose broadcast was lost still closes the stream on the next resync', async () => {
+    const other = await s.newKey('resync-stream@example.com');
+    const c = await Client.open(wsUrl(`?token=${other.key}`));
+    c.send({ type: 'synthesize', text: 'Hi.' });
+    await c.until((m) => m.type === 'done');
+    // Revoke behind the broadcast's back, as when Redis was away on the node that revoked.
+    await s.app.services.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', other.id).execute();
+    assert.equal(await c.closedWithin(300), null, 'no event, no close yet');
+    await s.app.services.sharedState.publish({ type: 'resync' });
+    const closed = await c.closedWithin(1000);
+    assert.equal(closed?.code, 1008);
+  });
+
   test('the token never reaches the log', async () => {
     const c = await Client.open(wsUrl());
     c.ws.close();

@@ -31,3 +31,11 @@ for (const [name, env, pattern] of [
     assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message));
   });
 }
+
+test('TRUST_PROXY: off by default; true, hop counts and address lists accepted; garbage refused', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8']);
+  assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
+});

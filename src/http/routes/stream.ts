@@ -59,6 +59,14 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
       keyId: principal.via === 'key' ? principal.keyId : null,
       sessionIdHash: principal.via === 'session' ? principal.sessionIdHash : null,
       close: (code, reason) => connection.close(code, reason),
+      // The database is the truth when the broadcast may have dropped a revocation (Redis was away).
+      recheck: () => {
+        const stillValid = principal.via === 'key' ? app.services.apiKeys.isActive(principal.keyId) : app.services.sessions.isActive(principal.sessionIdHash);
+        stillValid.then(
+          (ok) => ok || connection.close(1008, principal.via === 'key' ? 'API key revoked' : 'session ended'),
+          (err: unknown) => request.log.warn({ err }, 'could not re-check a stream credential'),
+        );
+      },
     });
     socket.on('close', remove);
   });

@@ -4,6 +4,8 @@ export interface ClosableStream {
   keyId: string | null;
   sessionIdHash: string | null;
   close(code: number, reason: string): void;
+  /** Asks the database whether the credential still holds (after events may have been missed). */
+  recheck(): void;
 }
 
 /**
@@ -24,6 +26,7 @@ export class OpenStreams {
 
   onEvent(event: SharedEvent): void {
     for (const s of this.streams) {
+      if (event.type === 'resync') s.recheck();
       if (event.type === 'key-revoked' && s.keyId === event.keyId) s.close(1008, 'API key revoked');
       if (event.type === 'session-ended' && s.sessionIdHash === event.idHash) s.close(1008, 'session ended');
     }
