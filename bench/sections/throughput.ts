@@ -48,7 +48,7 @@ export async function throughput(base: string, key: string, pid: number, probe: 
   const idleCpu = cpuMeter(pid, [probe.pid]);
   await sleep(options.idleMs);
   const idleCpuPercent = idleCpu.stop().percent;
-  loopRows.push(probeRow(`idle (server CPU ${fixed(idleCpuPercent, 0)} %)`, await probe.stop()));
+  loopRows.push(probeRow(`idle, probe only (server CPU ${fixed(idleCpuPercent, 0)} %)`, await probe.stop()));
 
   const rows: string[][] = [];
   const levels: Level[] = [];
