@@ -1,4 +1,5 @@
 import type { SpeexModule } from '@echogarden/speex-resampler-wasm';
+import { concatSamples } from './samples.ts';
 
 /** A streaming mono resampler: feed chunks in order, then flush once to get the tail. */
 export interface Resampler {
@@ -101,7 +102,6 @@ class SpeexResampler implements Resampler {
   private run(x: Float32Array): Float32Array {
     const m = this.m;
     const parts: Float32Array[] = [];
-    let produced = 0;
     for (let offset = 0; offset < x.length; ) {
       const n = Math.min(BLOCK, x.length - offset);
       // HEAP views are replaced when the wasm memory grows, so they are read fresh each time.
@@ -113,25 +113,14 @@ class SpeexResampler implements Resampler {
       const written = m.HEAPU32[(this.scratch + 4) >> 2];
       if (written > 0) {
         parts.push(m.HEAPF32.slice(this.outPtr >> 2, (this.outPtr >> 2) + written));
-        produced += written;
       }
       if (consumed === 0 && written === 0) throw new Error('speex resampler made no progress');
       offset += consumed;
     }
-    return concat(parts, produced);
+    return concatSamples(parts);
   }
 }
 
-function concat(parts: Float32Array[], total: number): Float32Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Float32Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** Creates a resampler; equal rates give a pass-through that costs nothing. */
 export async function createResampler(inRate: number, outRate: number): Promise<Resampler> {
@@ -147,5 +136,5 @@ export async function resampleAll(x: Float32Array, inRate: number, outRate: numb
   const r = await createResampler(inRate, outRate);
   const a = r.process(x);
   const b = r.flush();
-  return concat([a, b].filter((p) => p.length > 0), a.length + b.length);
+  return concatSamples([a, b].filter((p) => p.length > 0));
 }

@@ -1,4 +1,5 @@
 // Measuring synthesized audio in tests: decoding, loudness, speech span, pitch.
+import { concatSamples } from '../../src/audio/samples.ts';
 import type { Engine, SynthesisOptions } from '../../src/synth/engine.ts';
 import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 
@@ -7,17 +8,7 @@ export interface Audio {
   rate: number;
 }
 
-export function concat(parts: readonly Float32Array[]): Float32Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Float32Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const concat = concatSamples;
 
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let n = 0;
