@@ -10,17 +10,7 @@ export interface Audio {
 
 export const concat = concatSamples;
 
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concatBytes } from '../../src/audio/encoders/types.ts';
 
 /** Everything an engine yields for one text. */
 export async function render(engine: Engine, text: string, voice: VoiceSpec, options: SynthesisOptions = { speed: 1 }): Promise<Audio & { chunks: number }> {
