@@ -11,20 +11,22 @@ export class MagicLinkService {
   async issue(email: string): Promise<string> {
     const token = randomToken(32);
     const now = new Date();
-    await this.db.transaction().execute(async (trx) => {
-      // A newer link voids every older unused one for the same address.
-      await trx.deleteFrom('magic_links').where('email', '=', email).execute();
-      await trx
-        .insertInto('magic_links')
-        .values({
-          token_hash: sha256Hex(token),
-          email,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
-          used_at: null,
-        })
-        .execute();
-    });
+    const row = {
+      token_hash: sha256Hex(token),
+      email,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
+      used_at: null,
+    };
+    // One row per address (unique index): a newer link replaces, and so voids, any older one, atomically
+    // even when two logins for the same address race.
+    await this.db
+      .insertInto('magic_links')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('email').doUpdateSet({ token_hash: row.token_hash, created_at: row.created_at, expires_at: row.expires_at, used_at: null }),
+      )
+      .execute();
     return token;
   }
 

@@ -1,11 +1,13 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as accounts from './001-accounts.ts';
 import * as voices from './002-voices.ts';
+import * as oneLinkPerAddress from './003-one-link-per-address.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': accounts,
   '002-voices': voices,
+  '003-one-link-per-address': oneLinkPerAddress,
 };
 
 export const migrationProvider: MigrationProvider = {
