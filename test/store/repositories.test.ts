@@ -119,8 +119,10 @@ for (const [name, make] of dialects) {
       const { db } = await make();
       const usage = new UsageService(db);
       await Promise.all(Array.from({ length: 50 }, (_, i) => usage.record('usr_1', i % 2 ? 'key_1' : null, 10 + i)));
-      const rows = await usage.forUser('usr_1', '2000-01-01');
+      const report = await usage.report('usr_1', 1);
+      const rows = report.keys;
       assert.equal(rows.length, 2);
+      assert.deepEqual(report.days.map((d) => d.requests), [50], 'one day holds all 50 requests');
       for (const row of rows) {
         assert.equal(typeof row.characters, 'number');
         assert.equal(typeof row.requests, 'number');
@@ -128,6 +130,7 @@ for (const [name, make] of dialects) {
       assert.equal(rows.reduce((n, r) => n + r.requests, 0), 50);
       assert.equal(rows.reduce((n, r) => n + r.characters, 0), 50 * 10 + (49 * 50) / 2);
       assert.deepEqual(rows.map((r) => r.key_id).sort(), ['key_1', null].sort());
+      assert.equal(report.days[0].characters, 50 * 10 + (49 * 50) / 2);
     });
 
     test('ping answers', async () => {

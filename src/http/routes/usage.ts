@@ -4,8 +4,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { requireAuth } from '../plugins/auth.ts';
 
-const DAY_MS = 86_400_000;
-
 /** GET /api/usage: what the caller synthesized, per UTC day and per key, over the last `days` days. */
 export async function usageRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -33,31 +31,8 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
       const principal = request.principal;
       if (!principal) throw new AppError('unauthorized');
       const days = Math.min(366, Math.max(1, Number(request.query.days ?? 30)));
-      const since = new Date(Date.now() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-      const [user, rows, keys] = await Promise.all([
-        app.services.users.findById(principal.userId),
-        app.services.usage.forUser(principal.userId, since),
-        app.services.db.selectFrom('api_keys').select(['id', 'name']).where('user_id', '=', principal.userId).execute(),
-      ]);
-      const names = new Map(keys.map((k) => [k.id, k.name]));
-      const byDay = new Map<string, { day: string; characters: number; requests: number }>();
-      const byKey = new Map<string, { key_id: string | null; name: string; characters: number; requests: number }>();
-      for (const row of rows) {
-        const d = byDay.get(row.day) ?? { day: row.day, characters: 0, requests: 0 };
-        d.characters += row.characters;
-        d.requests += row.requests;
-        byDay.set(row.day, d);
-        const k = byKey.get(row.key_id ?? '') ?? {
-          key_id: row.key_id,
-          name: row.key_id === null ? 'Dashboard (session)' : (names.get(row.key_id) ?? 'deleted key'),
-          characters: 0,
-          requests: 0,
-        };
-        k.characters += row.characters;
-        k.requests += row.requests;
-        byKey.set(row.key_id ?? '', k);
-      }
-      return { plan: user?.plan ?? 'free', since, days: [...byDay.values()], keys: [...byKey.values()] };
+      const [user, report] = await Promise.all([app.services.users.findById(principal.userId), app.services.usage.report(principal.userId, days)]);
+      return { plan: user?.plan ?? 'free', ...report };
     },
   );
 }
