@@ -6,6 +6,11 @@ export type Principal =
   | { via: 'key'; userId: string; keyId: string }
   | { via: 'session'; userId: string; sessionIdHash: string };
 
+/** The key a request used, or null for a dashboard session (usage is metered per key). */
+export function keyIdOf(p: Principal): string | null {
+  return p.via === 'key' ? p.keyId : null;
+}
+
 /** Which limit a route counts against. */
 export type RateLimitClass = 'api' | 'login';
 

@@ -20,10 +20,13 @@ export function rateLimitError(decision: RateDecision): AppError {
   });
 }
 
-/** Counts a hit and throws the 429 when over; used by the hook and by handlers with their own keys. */
-export async function enforce(app: FastifyInstance, reply: FastifyReply, key: string, limit: number, windowMs: number, policy: string): Promise<void> {
+/**
+ * Counts a hit and throws the 429 when over; used by the hook and by handlers with their own keys.
+ * `reply` is null where there are no headers to set (messages on an open WebSocket).
+ */
+export async function enforce(app: FastifyInstance, reply: FastifyReply | null, key: string, limit: number, windowMs: number, policy: string): Promise<void> {
   const decision = await app.services.sharedState.hit(key, limit, windowMs);
-  setRateHeaders(reply, decision, windowMs, policy);
+  if (reply) setRateHeaders(reply, decision, windowMs, policy);
   if (!decision.allowed) {
     app.services.metrics.rateLimited(policy);
     throw rateLimitError(decision);
@@ -36,12 +39,17 @@ export function apiRateKey(p: Principal | null, ip: string): string {
   return p.via === 'key' ? `api:key:${p.keyId}` : `api:user:${p.userId}`;
 }
 
+/** The /v1/* limit, shared by HTTP requests, stream upgrades and each request on a stream. */
+export function enforceApiLimit(app: FastifyInstance, reply: FastifyReply | null, principal: Principal | null, ip: string): Promise<void> {
+  return enforce(app, reply, apiRateKey(principal, ip), app.config.rateLimitPerMinute, MINUTE, 'api');
+}
+
 /** Routes opt in with `config: { rateLimit: 'api' | 'login' }`; runs after the auth hook. */
 export const rateLimitPlugin = fp(async function rateLimit(app: FastifyInstance) {
   app.addHook('onRequest', async (request, reply) => {
     const kind = request.routeOptions.config.rateLimit;
     if (kind === 'api') {
-      await enforce(app, reply, apiRateKey(request.principal, request.ip), app.config.rateLimitPerMinute, MINUTE, 'api');
+      await enforceApiLimit(app, reply, request.principal, request.ip);
     } else if (kind === 'login') {
       await enforce(app, reply, `login:ip:${request.ip}`, app.config.loginRateLimitPerMinute, MINUTE, 'login');
     }

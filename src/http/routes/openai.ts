@@ -9,7 +9,7 @@ import type { EngineId } from '../../synth/voice-spec.ts';
 import { requireAuth } from '../plugins/auth.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { resolveSpeechRequest, SPEED_MAX, SPEED_MIN } from '../speech-request.ts';
-import type { Principal } from '../types.ts';
+import { keyIdOf, type Principal } from '../types.ts';
 import { sendSpeech } from './speak.ts';
 
 /**
@@ -170,7 +170,7 @@ async function sendSpeechEvents(
       }
       const chars = speech.text.length;
       yield event({ type: 'speech.audio.done', usage: { input_tokens: chars, output_tokens: 0, total_tokens: chars } });
-      await app.services.usage.record(principal.userId, principal.via === 'key' ? principal.keyId : null, chars);
+      await app.services.usage.record(principal.userId, keyIdOf(principal), chars);
     } catch (err) {
       if (!abort.signal.aborted) request.log.error({ err }, 'synthesis failed mid-stream');
       throw err;

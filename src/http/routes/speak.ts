@@ -8,7 +8,7 @@ import type { SpeechChunk, SpeechRequest } from '../../synth/synthesizer.ts';
 import { requireAuth } from '../plugins/auth.ts';
 import type { SpeechEndpoint } from '../plugins/metrics.ts';
 import { audioResponse } from '../plugins/openapi.ts';
-import type { Principal } from '../types.ts';
+import { keyIdOf, type Principal } from '../types.ts';
 import { resolveSpeechRequest, SPEED_MAX, SPEED_MIN } from '../speech-request.ts';
 
 export const SPEAK_FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw'] as const;
@@ -99,7 +99,7 @@ export async function sendSpeech(
         if (next.done) break;
         if (next.value.bytes.length > 0) yield next.value.bytes;
       }
-      await app.services.usage.record(principal.userId, principal.via === 'key' ? principal.keyId : null, speech.text.length);
+      await app.services.usage.record(principal.userId, keyIdOf(principal), speech.text.length);
     } catch (err) {
       if (!abort.signal.aborted) request.log.error({ err }, 'synthesis failed mid-stream');
       throw err;

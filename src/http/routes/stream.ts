@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { AppError } from '../../errors.ts';
-import { apiRateKey, enforce } from '../plugins/rate-limit.ts';
+import { enforceApiLimit } from '../plugins/rate-limit.ts';
+import { resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
 
@@ -38,17 +39,13 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as Record<string, unknown>;
     const presented = (typeof query.token === 'string' ? query.token : null) ?? keyFromProtocols(request.headers['sec-websocket-protocol']);
-    if (presented !== null && request.principal === null) {
-      const key = await app.services.apiKeys.authenticate(presented);
-      if (!key) throw new AppError('unauthorized', 'Invalid API key');
-      request.principal = { via: 'key', userId: key.userId, keyId: key.keyId };
-    }
+    if (presented !== null && request.principal === null) request.principal = await resolvePrincipal(app, request, presented);
     if (!request.principal) throw new AppError('unauthorized', 'Pass an API key as ?token=<key>, as a subprotocol, or sign in');
     if (request.principal.via === 'session') {
       // A WebSocket upgrade is a GET, but it opens a channel that writes: apply the origin rule anyway.
       if (request.headers.origin !== app.config.publicOrigin) throw new AppError('csrf');
     }
-    await enforce(app, reply, apiRateKey(request.principal, request.ip), app.config.rateLimitPerMinute, 60_000, 'api');
+    await enforceApiLimit(app, reply, request.principal, request.ip);
   };
 
   app.get('/v1/ws/stream', { websocket: true, preHandler: authenticate, schema: STREAM_DOC }, (socket, request) => {

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.ts';
 import { resolveSpeechRequest } from '../speech-request.ts';
-import { apiRateKey, rateLimitError } from '../plugins/rate-limit.ts';
-import type { Principal } from '../types.ts';
+import { enforceApiLimit } from '../plugins/rate-limit.ts';
+import { keyIdOf, type Principal } from '../types.ts';
 import { parseClientMessage, type ServerMessage } from './messages.ts';
 
 export interface StreamLimits {
@@ -157,11 +157,7 @@ export class StreamConnection {
       this.close(1008, 'API key revoked');
       return;
     }
-    const decision = await app.services.sharedState.hit(apiRateKey(principal, this.ip), app.config.rateLimitPerMinute, 60_000);
-    if (!decision.allowed) {
-      app.services.metrics.rateLimited('api');
-      throw rateLimitError(decision);
-    }
+    await enforceApiLimit(app, null, principal, this.ip);
     const m = job.message;
     const speech = await resolveSpeechRequest(app, principal.userId, { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: 'f32' });
 
@@ -187,7 +183,7 @@ export class StreamConnection {
     if (this.closed) return;
     const cancelled = job.abort.signal.aborted;
     this.send({ type: 'done', ...idPart, samples, seconds: samples / RATE, ...(cancelled ? { cancelled: true } : {}) });
-    await app.services.usage.record(principal.userId, principal.via === 'key' ? principal.keyId : null, speech.text.length);
+    await app.services.usage.record(principal.userId, keyIdOf(principal), speech.text.length);
   }
 
   /** Waits while the socket holds more than the bound; drops the client if it never catches up. */
