@@ -41,7 +41,7 @@ export class SessionService {
     const row = await this.db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
     if (!row) return null;
     const now = Date.now();
-    if (Date.parse(row.expires_at) <= now || Date.parse(row.last_seen_at) + this.idleMs <= now) {
+    if (!this.live(row, now)) {
       await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
       return null;
     }
@@ -55,8 +55,12 @@ export class SessionService {
   /** Whether a session (by digest) still exists and has not expired; for long-lived streams. */
   async isActive(idHash: string): Promise<boolean> {
     const row = await this.db.selectFrom('sessions').select(['expires_at', 'last_seen_at']).where('id_hash', '=', idHash).executeTakeFirst();
-    const now = Date.now();
-    return row !== undefined && Date.parse(row.expires_at) > now && Date.parse(row.last_seen_at) + this.idleMs > now;
+    return row !== undefined && this.live(row, Date.now());
+  }
+
+  /** Within both the absolute lifetime and the idle timeout. */
+  private live(row: { expires_at: string; last_seen_at: string }, now: number): boolean {
+    return Date.parse(row.expires_at) > now && Date.parse(row.last_seen_at) + this.idleMs > now;
   }
 
   async destroy(idHash: string): Promise<void> {
