@@ -117,7 +117,9 @@ const footer = [
   `Load average at end (1/5/15 min, includes the bench itself): ${load()}`,
   `Bench wall time: ${fixed(total, 0)} s; CPU used by other processes meanwhile: ${fixed(Math.max(0, others), 0)} core-seconds (${fixed(othersShare * 100, 0)} % of the machine)`,
 ];
-const busy = othersShare > 0.1 || Number(machine.loadStart.split(' / ')[0]) > machine.cores * 0.5;
+// Measured CPU of other processes, not the load average: the 1-minute average still remembers work that ended
+// before the bench began.
+const busy = othersShare > 0.1;
 const caveat = busy
   ? '**Other work shared the cores during this run (other engineers\' tests), so these numbers are pessimistic.**'
   : '';

@@ -2,10 +2,10 @@
 // way a user would (magic link from the local outbox), with one API key for the load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/process.ts';
 import { request } from './http-client.ts';
 
 export interface BenchService {
@@ -21,18 +21,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 120_000;
 // The bench chooses its own store, mailer and limits; inherited settings would change what is measured.
 const CLEARED_ENV = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'WORKERS', 'LOG_LEVEL', 'METRICS_TOKEN'];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
