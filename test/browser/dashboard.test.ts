@@ -182,7 +182,8 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByLabel('Search').fill('');
     await page.getByLabel('Language').selectOption({ label: 'German' });
     await page.getByLabel('Gender').selectOption('male');
-    await until<boolean>(`document.querySelectorAll('li.voice').length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => /de-DE.*male/.test(m.textContent))`);
+    // \bmale\b: "female" contains "male", so a looser wait passes while the gender filter is still loading.
+    await until<boolean>(`document.querySelectorAll('li.voice').length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => /de-DE.*\\bmale\\b/.test(m.textContent))`);
     const german = await cards.allInnerTexts();
     assert.ok(german.length > 0 && german.every((t) => /German/.test(t) && /\bmale\b/.test(t)), 'only German male voices');
     await page.getByLabel('Language').selectOption('');
