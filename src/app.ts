@@ -64,7 +64,7 @@ function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
 async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
-  const { db, dialect } = store;
+  const { db } = store;
   // Ends the pool even of a node that never reached PostgreSQL (db.destroy alone would not).
   app.addHook('onClose', () => store.close());
   const sharedState = options.sharedState ?? (await openSharedState(config.redisUrl, { redisPrefix: options.redisPrefix, log: app.log }));
@@ -86,7 +86,6 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchPool(() => synthesizer.stats());
   return {
     db,
-    dbDialect: dialect,
     synthesizer,
     voices,
     ownedVoices,

@@ -122,6 +122,8 @@ class PostgresStore implements Store {
   }
 
   static async open(target: PgTarget, log: StoreLogger): Promise<PostgresStore> {
+    // Declared before the pool so the pool's health callback can reach the store it is built into.
+    // eslint-disable-next-line prefer-const
     let store: PostgresStore | undefined;
     const pool = new GuardedPool(await createPool(poolConfig(target, 10)), (ok, err) => store?.health(ok, err));
     store = new PostgresStore(target, pool, log);

@@ -1,4 +1,4 @@
-import { createContext, useContext } from 'react';
+import { createContext, useCallback, useContext } from 'react';
 import { ApiError } from './api.ts';
 import type { User } from './types.ts';
 
@@ -20,8 +20,12 @@ export function useSession(): SessionValue {
 /** Turns a failed call into words for the page, and sends the person back to sign-in if the session is gone. */
 export function useFailure(): (err: unknown) => string {
   const session = useContext(SessionContext);
-  return (err: unknown) => {
-    if (err instanceof ApiError && err.status === 401 && err.code === 'unauthorized') session?.expired();
-    return err instanceof Error ? err.message : String(err);
-  };
+  // Stable while the session is, so pages can name it in their effects' dependencies without refetching.
+  return useCallback(
+    (err: unknown) => {
+      if (err instanceof ApiError && err.status === 401 && err.code === 'unauthorized') session?.expired();
+      return err instanceof Error ? err.message : String(err);
+    },
+    [session],
+  );
 }

@@ -15,12 +15,6 @@ function keyFromProtocols(header: string | undefined): string | null {
   return header.split(',').map((p) => p.trim()).find((p) => p.startsWith('service_sk_')) ?? null;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    openStreams: OpenStreams;
-  }
-}
-
 /**
  * GET /v1/ws/stream. Authentication happens before the upgrade (a refusal is a plain HTTP 401 with a
  * JSON body): the `token` query parameter, a key offered as a subprotocol, or a session cookie from our
@@ -28,7 +22,6 @@ declare module 'fastify' {
  */
 export async function streamRoutes(app: FastifyInstance, options: { limits?: Partial<StreamLimits> }): Promise<void> {
   const open = new OpenStreams();
-  app.decorate('openStreams', open);
   app.services.metrics.watchStreams(() => open.size);
   const unsubscribe = app.services.sharedState.subscribe((event) => open.onEvent(event));
   app.addHook('preClose', async () => {

@@ -196,7 +196,7 @@ const RULES: readonly Rule[] = [
   // Dotted sequences (versions, addresses): 1.2.3.
   [/\b\d+(?:\.\d+){2,}\b/g, (m) => m[0].split('.').map(integerWords).join(' dot ')],
   // Plain numbers, with thousands separators or decimals; four-digit years after "in", "since", ...
-  [/(?<![\d.])(?:(?<=^|[\s(\[])(-))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d)/g, (m, text) => {
+  [/(?<![\d.])(?:(?<=^|[\s([])(-))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d)/g, (m, text) => {
     const before = text.slice(0, m.index);
     const int = m[2].replace(/,/g, '');
     const words = m[3] ? decimal(int + m[3]) : numberWithYearContext(int, before);

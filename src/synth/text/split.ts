@@ -42,7 +42,7 @@ function isLower(ch: string): boolean {
 /** Whether the period at `i` ends a sentence (not an abbreviation, an initial or a decimal point). */
 function periodEnds(text: string, i: number, next: string | undefined): boolean {
   const word = /(\S+)$/.exec(text.slice(0, i))?.[1] ?? '';
-  const bare = word.replace(/^["'“‘(\[«]+/, '');
+  const bare = word.replace(/^["'“‘([«]+/, '');
   if (NO_BREAK_AFTER.has(bare.toLowerCase())) return false;
   // A single capital letter is an initial: "J. R. R. Tolkien".
   if (/^\p{Lu}$/u.test(bare)) return false;

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api.ts';
 import { canRecord, startRecording, type Recording } from '../audio/recorder.ts';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -96,6 +96,24 @@ function CloneForm() {
 
   useEffect(() => () => void (sample && URL.revokeObjectURL(sample.url)), [sample]);
 
+  const adoptSample = useCallback(async (blob: Blob, fileName: string) => {
+    const duration = await measure(blob);
+    const next: Sample = { blob, fileName, duration, url: URL.createObjectURL(blob) };
+    setSample(next);
+    setProblem(sampleProblem(next));
+  }, []);
+
+  const stopRecording = useCallback(async () => {
+    const take = recording;
+    if (!take) return;
+    setRecording(null);
+    try {
+      await adoptSample(await take.stop(), 'recording.wav');
+    } catch (err) {
+      setError(`The recording could not be read: ${fail(err)}`);
+    }
+  }, [recording, adoptSample, fail]);
+
   useEffect(() => {
     if (!recording) return;
     const timer = window.setInterval(() => {
@@ -104,19 +122,12 @@ function CloneForm() {
       if (s >= CLONE_MAX_SECONDS) void stopRecording();
     }, 200);
     return () => window.clearInterval(timer);
-  }, [recording]);
+  }, [recording, stopRecording]);
 
   useEffect(() => {
     live.current = recording;
   }, [recording]);
   useEffect(() => () => live.current?.cancel(), []);
-
-  async function adoptSample(blob: Blob, fileName: string) {
-    const duration = await measure(blob);
-    const next: Sample = { blob, fileName, duration, url: URL.createObjectURL(blob) };
-    setSample(next);
-    setProblem(sampleProblem(next));
-  }
 
   async function pickFile(file: File | undefined) {
     setError(null);
@@ -145,17 +156,6 @@ function CloneForm() {
     } catch (err) {
       const denied = err instanceof DOMException && (err.name === 'NotAllowedError' || err.name === 'SecurityError');
       setError(denied ? 'The browser did not allow the microphone. Allow it for this site, or upload a file instead.' : `The microphone could not start: ${fail(err)}`);
-    }
-  }
-
-  async function stopRecording() {
-    const take = recording;
-    if (!take) return;
-    setRecording(null);
-    try {
-      await adoptSample(await take.stop(), 'recording.wav');
-    } catch (err) {
-      setError(`The recording could not be read: ${fail(err)}`);
     }
   }
 

@@ -80,7 +80,7 @@ export function KeysPage() {
     } catch (err) {
       setListError(fail(err));
     }
-  }, []);
+  }, [fail]);
 
   useEffect(() => {
     void load();

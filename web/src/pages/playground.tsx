@@ -51,10 +51,11 @@ export function PlaygroundPage() {
   const tooLong = text.length > appConfig.maxTextChars;
   const streaming = stream !== null && (stream.state === 'connecting' || stream.state === 'streaming' || stream.state === 'draining');
 
+  // A link to another voice (e.g. "Try it" on a voice page) while the playground is open switches to it.
+  const linkedVoice = query.get('voice');
   useEffect(() => {
-    const fromLink = query.get('voice');
-    if (fromLink) setVoiceId(fromLink);
-  }, [query.get('voice')]);
+    if (linkedVoice) setVoiceId(linkedVoice);
+  }, [linkedVoice]);
 
   useEffect(
     () => () => {

@@ -28,7 +28,7 @@ export function UsagePage() {
     return () => {
       live = false;
     };
-  }, []);
+  }, [fail]);
 
   const days = usage?.days ?? [];
   const peak = Math.max(1, ...days.map((d) => d.characters));

@@ -32,7 +32,7 @@ function useVoice(id: string, known: Voice[] | null): { voice: Voice | null; err
     return () => {
       live = false;
     };
-  }, [id, known]);
+  }, [id, known, fail]);
   return { voice, error };
 }
 

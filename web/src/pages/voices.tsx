@@ -92,7 +92,7 @@ export function VoicesPage() {
       window.clearTimeout(timer);
       abort.abort();
     };
-  }, [query, language, gender, generation]);
+  }, [query, language, gender, generation, fail]);
 
   async function remove() {
     if (!deleting) return;

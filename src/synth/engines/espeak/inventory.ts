@@ -1,5 +1,5 @@
 // What the bundled @echogarden/espeak-ng-emscripten 0.3.5 ships, copied from its list_voices() and its
-// voices/!v folder so metadata never needs the engine loaded. test/synth/espeak-inventory.test.ts checks it
+// voices/!v folder so metadata never needs the engine loaded. test/synth/espeak.test.ts checks it
 // against the running engine, so an upgrade that changes the list fails loudly.
 
 /** [base (the voice file's name, lower case), identifier, display name, languages (space-separated)]. */
