@@ -9,6 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
+// Every suite that drives the HTTP API lives here, so a new one gets the second pass without a list to edit.
 const STORE_SUITES = ['test/http'];
 
 function collect(dir) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 
 test('defaults: port 8080, ./data, SQLite, local mail, 10 000 characters', () => {
   const c = loadConfig({});
