@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ESPEAK_VARIANT_TABLE, ESPEAK_VOICE_TABLE } from '../../src/synth/engines/espeak/inventory.ts';
 import { espeakWpm } from '../../src/synth/engines/espeak/engine.ts';
 import { findEspeakVoice } from '../../src/synth/engines/espeak/info.ts';
+import { ESPEAK_VARIANT_DIR, loadEspeakModule } from '../../src/synth/engines/espeak/module.ts';
 import { controlLines, parseVariant, renderVariant } from '../../src/synth/engines/espeak/variant.ts';
 import { loadEngine } from '../../src/synth/registry.ts';
 import { engineConformance } from './engine-conformance.ts';
@@ -12,20 +13,21 @@ engineConformance({ engine: 'espeak', voice: { engine: 'espeak', base: 'en-us' }
 
 describe('espeak specifics', () => {
   test('the static inventory matches what the engine lists and ships', async () => {
-    const specifier = '@echogarden/espeak-ng-emscripten';
-    type Raw = {
-      eSpeakNGWorker: new () => { list_voices(): { name: string; identifier: string; languages: { name: string }[] }[] };
-      FS: { readdir(p: string): string[] };
-    };
-    const factory = ((await import(specifier)) as { default: () => Promise<Raw> }).default;
-    const m = await factory();
+    const m = await loadEspeakModule();
     const live = new m.eSpeakNGWorker().list_voices().map((v) => [v.identifier, v.name.trim(), v.languages.map((l) => l.name).join(' ')]);
     assert.deepEqual(
       ESPEAK_VOICE_TABLE.map(([, id, name, langs]) => [id, name, langs]),
       live,
     );
-    const variants = m.FS.readdir('/usr/share/espeak-ng-data/voices/!v').filter((n) => !n.startsWith('.')).sort();
-    assert.deepEqual(ESPEAK_VARIANT_TABLE.map(([f]) => f), variants);
+    // The base is what set_voice resolves: the identifier's file name, lower-cased.
+    for (const [base, id] of ESPEAK_VOICE_TABLE) assert.equal(base, id.split('/').pop()?.toLowerCase(), id);
+    const files = m.FS.readdir(ESPEAK_VARIANT_DIR).filter((n) => !n.startsWith('.')).sort();
+    // espeak compares the gender word case-sensitively: `gender Male` (Andy, Lee) declares none.
+    const genders = files.map((f) => {
+      const g = /^\s*gender\s+(\S+)/m.exec(m.FS.readFile(`${ESPEAK_VARIANT_DIR}/${f}`, { encoding: 'utf8' }))?.[1];
+      return [f, g === 'female' || g === 'male' ? g : undefined];
+    });
+    assert.deepEqual(ESPEAK_VARIANT_TABLE.map(([f, g]) => [f, g]), genders);
   });
 
   test('a base resolves by file name, language code, identifier or display name', () => {

@@ -10,29 +10,8 @@ import {
   findEspeakVariant,
   findEspeakVoice,
 } from './info.ts';
+import { ESPEAK_VARIANT_DIR, loadEspeakModule, type EspeakRawModule, type EspeakRawWorker } from './module.ts';
 import { hasControls, renderVariant } from './variant.ts';
-
-// Structural view of the Emscripten module (it ships no typings): only what is used here.
-interface RawEvent {
-  type: string;
-  text_position: number;
-  word_length: number;
-  audio_position: number;
-}
-interface RawWorker {
-  set_voice(name: string): number;
-  set_rate(wpm: number): void;
-  synthesize(text: string, callback: (samples: Int16Array | null, events: RawEvent[]) => boolean): void;
-}
-interface RawModule {
-  eSpeakNGWorker: new () => RawWorker;
-  FS: {
-    readFile(path: string, opts: { encoding: 'utf8' }): string;
-    writeFile(path: string, data: string): void;
-  };
-}
-
-const VARIANT_DIR = '/usr/share/espeak-ng-data/voices/!v';
 
 /** Words per minute for a rate multiplier; espeak ignores values outside 80..450, so they are clamped. */
 export function espeakWpm(rate: number): number {
@@ -44,8 +23,8 @@ class EspeakEngine implements Engine {
   private readonly written = new Set<string>();
 
   constructor(
-    private readonly m: RawModule,
-    private readonly worker: RawWorker,
+    private readonly m: EspeakRawModule,
+    private readonly worker: EspeakRawWorker,
   ) {}
 
   /** The set_voice name for a spec, writing a variant file first when controls ask for one. */
@@ -58,10 +37,10 @@ class EspeakEngine implements Engine {
       if (!variant) throw new UnknownVoiceError('espeak', `${voice.base}+${voice.variant}`);
     }
     if (hasControls(voice.controls) && voice.controls) {
-      const shipped = variant ? this.m.FS.readFile(`${VARIANT_DIR}/${variant}`, { encoding: 'utf8' }) : undefined;
+      const shipped = variant ? this.m.FS.readFile(`${ESPEAK_VARIANT_DIR}/${variant}`, { encoding: 'utf8' }) : undefined;
       const rendered = renderVariant(voice.controls, shipped);
       if (!this.written.has(rendered.name)) {
-        this.m.FS.writeFile(`${VARIANT_DIR}/${rendered.name}`, rendered.text);
+        this.m.FS.writeFile(`${ESPEAK_VARIANT_DIR}/${rendered.name}`, rendered.text);
         this.written.add(rendered.name);
       }
       variant = rendered.name;
@@ -132,9 +111,6 @@ function codePointOffsets(text: string): number[] {
 }
 
 export async function createEngine(): Promise<Engine> {
-  // A computed specifier: the package ships no typings, the structural cast above stands in for them.
-  const specifier = '@echogarden/espeak-ng-emscripten';
-  const imported = (await import(specifier)) as { default: () => Promise<RawModule> };
-  const m = await imported.default();
+  const m = await loadEspeakModule();
   return new EspeakEngine(m, new m.eSpeakNGWorker());
 }

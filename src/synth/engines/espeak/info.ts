@@ -1,7 +1,7 @@
 import type { EngineInfo, EngineVoiceInfo } from '../../engine.ts';
 import { ESPEAK_VARIANT_TABLE, ESPEAK_VOICE_TABLE } from './inventory.ts';
 
-export const ESPEAK_SAMPLE_RATE = 22050;
+export const ESPEAK_SAMPLE_RATE = 22_050;
 /** Words per minute at speed 1, and the range set_rate honours (this build has no sonic speed-up above 450). */
 export const ESPEAK_BASE_WPM = 175;
 export const ESPEAK_MIN_WPM = 80;
@@ -33,7 +33,18 @@ export function findEspeakVoice(base: string): EspeakVoiceEntry | undefined {
   return byKey.get(base.trim().toLowerCase());
 }
 
-const variantNames = new Map(ESPEAK_VARIANT_TABLE.map(([file]) => [file.toLowerCase(), file]));
+export interface EspeakVariant {
+  /** File name under voices/!v, the part after `+` in `en+f3`. */
+  file: string;
+  /** The file's `gender` line, where it has one. */
+  gender?: 'female' | 'male';
+}
+
+export const ESPEAK_VARIANTS: readonly EspeakVariant[] = ESPEAK_VARIANT_TABLE.map(([file, gender]) =>
+  gender ? { file, gender } : { file },
+);
+
+const variantNames = new Map(ESPEAK_VARIANTS.map(({ file }) => [file.toLowerCase(), file]));
 
 /** The shipped variant file name for `variant` (case-insensitive), if espeak ships it. */
 export function findEspeakVariant(variant: string): string | undefined {
@@ -54,7 +65,7 @@ export const espeakInfo: EngineInfo = {
     speedRange: [ESPEAK_MIN_WPM / ESPEAK_BASE_WPM, ESPEAK_MAX_WPM / ESPEAK_BASE_WPM],
   },
   voices: ESPEAK_VOICES.map(({ base, name, languages }) => ({ base, name, languages })),
-  variants: ESPEAK_VARIANT_TABLE.map(([file]) => file),
+  variants: ESPEAK_VARIANTS.map(({ file }) => file),
 };
 
 /** The voice's primary language code as espeak lists it (`en-gb`, `de`, `cmn`). */

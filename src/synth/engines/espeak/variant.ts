@@ -4,8 +4,8 @@ import type { VoiceControls } from '../../voice-spec.ts';
 // espeak-ng variant files take integers only: a decimal silently breaks the whole line.
 const int = (x: number, lo: number, hi: number): number => Math.round(Math.min(hi, Math.max(lo, x)));
 
-// espeak's built-in voice: `pitch 82 118`, every formant at 100 %.
-const DEFAULT_PITCH: readonly [number, number] = [82, 118];
+/** espeak's built-in voice's `pitch` line, used where neither the variant nor the language file sets one. */
+export const ESPEAK_DEFAULT_PITCH: readonly [number, number] = [82, 118];
 const FORMANTS = 9;
 // Relative noise strength per formant peak, shaped like the shipped `whisper` variant (75 75 50 40 15 10).
 const BREATH_SHAPE = [0.75, 0.75, 0.5, 0.4, 0.15, 0.1];
@@ -24,22 +24,31 @@ export interface VariantBase {
   formants: readonly Formant[];
 }
 
-export function parseVariant(text: string): VariantBase {
-  let pitch: [number, number] = [...DEFAULT_PITCH];
-  const formants: Formant[] = Array.from({ length: FORMANTS }, () => ({ freq: 100, height: 100, width: 100 }));
+/** The numeric lines of an espeak voice or variant file, in order, as [keyword, numbers]; comments dropped. */
+function* numericLines(text: string): Generator<[string, number[]]> {
   for (const raw of text.split('\n')) {
     const words = raw.replace(/\/\/.*$/, '').trim().split(/\s+/);
     const nums = words.slice(1).map(Number);
-    if (words[0] === 'pitch' && nums.length >= 2 && nums.every(Number.isFinite)) {
-      pitch = [nums[0], nums[1]];
-    } else if (words[0] === 'formant' && nums.length >= 4 && nums.every(Number.isFinite)) {
-      const n = nums[0];
-      if (n >= 0 && n < FORMANTS) {
-        formants[n] = { freq: nums[1], height: nums[2], width: nums[3], ...(nums.length > 4 ? { add: nums[4] } : {}) };
-      }
+    if (nums.length > 0 && nums.every(Number.isFinite)) yield [words[0], nums];
+  }
+}
+
+/** The file's own `pitch <base> <top>` line (later lines win, as in espeak), if it has one. */
+export function pitchLine(text: string): [number, number] | undefined {
+  let line: [number, number] | undefined;
+  for (const [key, nums] of numericLines(text)) if (key === 'pitch' && nums.length >= 2) line = [nums[0], nums[1]];
+  return line;
+}
+
+export function parseVariant(text: string): VariantBase {
+  const formants: Formant[] = Array.from({ length: FORMANTS }, () => ({ freq: 100, height: 100, width: 100 }));
+  for (const [key, nums] of numericLines(text)) {
+    const n = nums[0];
+    if (key === 'formant' && nums.length >= 4 && n >= 0 && n < FORMANTS) {
+      formants[n] = { freq: nums[1], height: nums[2], width: nums[3], ...(nums.length > 4 ? { add: nums[4] } : {}) };
     }
   }
-  return { pitch, formants };
+  return { pitch: pitchLine(text) ?? [...ESPEAK_DEFAULT_PITCH], formants };
 }
 
 export function hasControls(c: VoiceControls | undefined): boolean {
