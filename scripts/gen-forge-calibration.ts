@@ -6,7 +6,6 @@
 // does, so the numbers are in the same units as everything the forge measures at run time.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findEspeakVoice } from '../src/synth/engines/espeak/info.ts';
 import { FLITE_VOICES } from '../src/synth/engines/flite/info.ts';
 import { createSynthesizer, type Synthesizer } from '../src/synth/synthesizer.ts';
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
@@ -15,51 +14,10 @@ import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCali
 import { fitTextDigest, fitTextFor } from '../src/voices/fit-text.ts';
 import { renderPcm, RENDER_RATE } from '../src/voices/render.ts';
 import { measureSpeaker, type SpeakerFeatures } from '../src/voices/speaker-features.ts';
+import { loadEspeakPitchLines } from './lib/espeak-pitch-line.ts';
 
 const OUT = fileURLToPath(new URL('../src/voices/forge-calibration.json', import.meta.url));
-const ESPEAK_DATA = '/usr/share/espeak-ng-data';
 const ENGLISH = fitTextFor('en');
-
-interface EspeakFs {
-  FS: { readFile(path: string, opts: { encoding: 'utf8' }): string };
-}
-
-async function loadEspeakFs(): Promise<EspeakFs> {
-  const specifier = '@echogarden/espeak-ng-emscripten';
-  const imported = (await import(specifier)) as { default: () => Promise<EspeakFs> };
-  return imported.default();
-}
-
-function pitchLineOf(text: string): [number, number] | undefined {
-  let line: [number, number] | undefined;
-  for (const raw of text.split('\n')) {
-    const words = raw.replace(/\/\/.*$/, '').trim().split(/\s+/);
-    if (words[0] !== 'pitch') continue;
-    const nums = words.slice(1, 3).map(Number);
-    // Later lines win in espeak's voice files.
-    if (nums.length === 2 && nums.every(Number.isFinite)) line = [nums[0], nums[1]];
-  }
-  return line;
-}
-
-function readOrEmpty(fs: EspeakFs, path: string): string {
-  try {
-    return fs.FS.readFile(path, { encoding: 'utf8' });
-  } catch {
-    return '';
-  }
-}
-
-/** The pitch line espeak uses for a voice: its variant's, else its language file's, else espeak's default. */
-function espeakPitchLine(fs: EspeakFs, spec: VoiceSpec): [number, number] {
-  if (spec.variant) {
-    const line = pitchLineOf(readOrEmpty(fs, `${ESPEAK_DATA}/voices/!v/${spec.variant}`));
-    if (line) return line;
-  }
-  const entry = findEspeakVoice(spec.base);
-  if (!entry) throw new Error(`unknown espeak voice ${spec.base}`);
-  return pitchLineOf(readOrEmpty(fs, `${ESPEAK_DATA}/lang/${entry.identifier}`)) ?? [82, 118];
-}
 
 async function measure(synth: Synthesizer, spec: VoiceSpec, text: string): Promise<SpeakerFeatures> {
   const pcm = await renderPcm(synth, spec, text);
@@ -109,7 +67,7 @@ async function fliteModels(synth: Synthesizer): Promise<Record<string, FlitePitc
 async function main(): Promise<void> {
   const synth = createSynthesizer({ workers: 2 });
   await synth.ready();
-  const fs = await loadEspeakFs();
+  const espeakPitchLine = await loadEspeakPitchLines();
   try {
     const espeak = await espeakModel(synth);
     console.error(`espeak model: ${JSON.stringify(espeak)}`);
@@ -124,7 +82,7 @@ async function main(): Promise<void> {
         console.error(`${v.id}: left out: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      voices[v.id] = v.engine === 'espeak' ? { pitch_line: espeakPitchLine(fs, v.spec), natural } : { natural };
+      voices[v.id] = v.engine === 'espeak' ? { pitch_line: espeakPitchLine(v.spec), natural } : { natural };
       console.error(`${v.id}: ${natural.pitch_hz} Hz, ${natural.pitch_range_st} st, ${natural.syllables_per_second} syl/s`);
     }
     const calibration: ForgeCalibration = { version: 1, fit_text_digest: fitTextDigest(), espeak, flite, voices };

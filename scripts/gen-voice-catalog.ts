@@ -1,18 +1,17 @@
 // Generates src/voices/builtin-voices.json, the built-in voice catalog, from the bundled espeak-ng build
-// and the curated metadata in src/voices/espeak-languages.ts. Run it again after upgrading espeak-ng:
+// and the curated metadata in scripts/lib/espeak-languages.ts. Run it again after upgrading espeak-ng:
 //   node --import tsx scripts/gen-voice-catalog.ts
-// Every language voice espeak-ng lists is rendered once (and once with a female variant); only those that
-// produce audible speech are kept. Voice ids are derived from the metadata, so regenerating keeps them stable.
+// Every language voice espeak-ng lists is rendered by the engine (plain and with each slot's variant); only
+// those that produce audible speech are kept. Voice ids are derived from the metadata, so regenerating keeps
+// them stable.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  audibleSeconds,
-  loadEspeakInventory,
-  type EspeakInventory,
-  type EspeakVoiceEntry,
-} from '../src/voices/espeak-inventory.ts';
-import { ESPEAK_EXCLUDED, ESPEAK_LANGUAGES, type EspeakLanguageInfo } from '../src/voices/espeak-languages.ts';
+import type { Engine } from '../src/synth/engine.ts';
+import { ESPEAK_VARIANTS, ESPEAK_VOICES, type EspeakVoiceEntry } from '../src/synth/engines/espeak/info.ts';
+import { loadEngine } from '../src/synth/registry.ts';
 import type { Gender, Voice } from '../src/voices/voice.ts';
+import { ESPEAK_EXCLUDED, ESPEAK_LANGUAGES, type EspeakLanguageInfo } from './lib/espeak-languages.ts';
+import { speaks } from './lib/speech-probe.ts';
 
 const OUT = fileURLToPath(new URL('../src/voices/builtin-voices.json', import.meta.url));
 
@@ -34,10 +33,6 @@ const MAJOR_SLOTS: Slot[] = [
   { gender: 'female', n: 2, variant: 'f4', style: 'warm', sound: 'A warmer, lower female voice.', person: 1 },
   { gender: 'male', n: 2, variant: 'm4', style: 'deep', sound: 'A deeper male voice.', person: 3 },
 ];
-
-// Probe texts: digits are spoken by nearly every voice; the others cover voices that skip digits.
-const PROBES = ['1 2 3', 'Hello, world.', 'mae govannen'];
-const MIN_AUDIBLE_SECONDS = 0.15;
 
 const englishNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
@@ -62,10 +57,6 @@ function nativeName(info: EspeakLanguageInfo): string | undefined {
   }
 }
 
-function speaks(inv: EspeakInventory, name: string): boolean {
-  return PROBES.some((text) => audibleSeconds(inv.render(name, text)) >= MIN_AUDIBLE_SECONDS);
-}
-
 /** "Swahili (female)", "Swahili (female 2)", "Mandarin Chinese (Pinyin, female)". */
 function describedName(variety: string, slot: Slot): string {
   const who = slot.n > 1 ? `${slot.gender} ${slot.n}` : slot.gender;
@@ -76,7 +67,7 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function espeakVoices(inv: EspeakInventory, entry: EspeakVoiceEntry, info: EspeakLanguageInfo): Voice[] {
+async function espeakVoices(engine: Engine, entry: EspeakVoiceEntry, info: EspeakLanguageInfo): Promise<Voice[]> {
   const language = languageName(info);
   const own = nativeName(info);
   const native = own && own.toLowerCase() !== language.toLowerCase() ? own : undefined;
@@ -86,10 +77,12 @@ function espeakVoices(inv: EspeakInventory, entry: EspeakVoiceEntry, info: Espea
   const key = info.key ?? entry.base;
   const voices: Voice[] = [];
   for (const slot of slots) {
-    const selector = slot.variant ? `${entry.base}+${slot.variant}` : entry.base;
-    if (!inv.selects(selector)) throw new Error(`espeak-ng cannot select ${selector}`);
-    if (!speaks(inv, selector)) {
-      console.warn(`skip ${selector}: no audible output`);
+    const spec: Voice['spec'] = slot.variant
+      ? { engine: 'espeak', base: entry.base, variant: slot.variant }
+      : { engine: 'espeak', base: entry.base };
+    // The engine throws for a voice espeak-ng cannot select, so a catalog entry is always one it speaks.
+    if (!(await speaks(engine, spec))) {
+      console.warn(`skip ${entry.base}${slot.variant ? `+${slot.variant}` : ''}: no audible output`);
       continue;
     }
     // Two given names are [female, male]; four are [female 1, female 2, male 1, male 2].
@@ -116,16 +109,15 @@ function espeakVoices(inv: EspeakInventory, entry: EspeakVoiceEntry, info: Espea
       source: 'builtin',
       description: sentences.filter(Boolean).join(' '),
       tags,
-      spec: slot.variant
-        ? { engine: 'espeak', base: entry.base, variant: slot.variant }
-        : { engine: 'espeak', base: entry.base },
+      spec,
     });
   }
   return voices;
 }
 
-// flite's voices are fixed by the package; their metadata is written out here. The pitches were measured
-// with medianPitchHz on Debian's flite 2.2 CLI, which ships the same four voices.
+// flite's voices are fixed by the package; their metadata is written out here. The pitches in the
+// descriptions were measured on Debian's flite 2.2 CLI, which ships the same four voices (the forge's own
+// measurements are in forge-calibration.json).
 const FLITE_VOICES: Voice[] = [
   {
     id: 'flite-slt',
@@ -182,25 +174,25 @@ const FLITE_VOICES: Voice[] = [
 ];
 
 async function main(): Promise<void> {
-  const inv = await loadEspeakInventory();
+  const engine = await loadEngine('espeak');
 
-  const genders = new Map(inv.variants.map((v) => [v.file, v.gender]));
+  const genders = new Map(ESPEAK_VARIANTS.map((v) => [v.file, v.gender]));
   for (const slot of [...BASIC_SLOTS, ...MAJOR_SLOTS]) {
     if (slot.variant && genders.get(slot.variant) !== slot.gender) {
       throw new Error(`variant ${slot.variant} is not ${slot.gender} in this espeak-ng build`);
     }
   }
 
-  const missing = inv.voices.filter((v) => !ESPEAK_LANGUAGES[v.base] && !ESPEAK_EXCLUDED[v.base]);
+  const missing = ESPEAK_VOICES.filter((v) => !ESPEAK_LANGUAGES[v.base] && !ESPEAK_EXCLUDED[v.base]);
   if (missing.length > 0) {
     throw new Error(`no metadata for espeak voices: ${missing.map((v) => `${v.base} (${v.name})`).join(', ')}`);
   }
 
   const espeak: Voice[] = [];
-  for (const entry of inv.voices) {
+  for (const entry of ESPEAK_VOICES) {
     const info = ESPEAK_LANGUAGES[entry.base];
     if (!info) continue;
-    espeak.push(...espeakVoices(inv, entry, info));
+    espeak.push(...(await espeakVoices(engine, entry, info)));
   }
   espeak.sort((a, b) => a.id.localeCompare(b.id));
   const voices = [...FLITE_VOICES, ...espeak];

@@ -1,6 +1,6 @@
-// Curated metadata for every espeak-ng language voice, keyed by the name set_voice resolves (the voice file's
-// name, lower-cased). Input of scripts/gen-voice-catalog.ts only; the service reads the generated JSON.
-// espeak-ng itself knows no regions, accents, native names or genders, so this is where they come from.
+// Curated catalog metadata for every espeak-ng language voice, keyed by its base (ESPEAK_VOICES in
+// src/synth/engines/espeak/info.ts). Input of scripts/gen-voice-catalog.ts only; the service reads the
+// generated JSON. espeak-ng itself knows no regions, accents, native names or genders, so they come from here.
 
 export interface EspeakLanguageInfo {
   /** BCP 47 tag of the voice. English accents share `en-GB` / `en-US` and carry the accent in tags. */
