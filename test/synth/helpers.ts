@@ -1,4 +1,5 @@
 // Measuring synthesized audio in tests: decoding, loudness, speech span, pitch.
+import { measurePitch } from '../../src/audio/analysis.ts';
 import { concatSamples } from '../../src/audio/samples.ts';
 import type { Engine, SynthesisOptions } from '../../src/synth/engine.ts';
 import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
@@ -46,43 +47,9 @@ export function speechSeconds({ samples, rate }: Audio): number {
   return first < 0 ? 0 : (last - first + 1) / 100;
 }
 
-/**
- * Median fundamental frequency (Hz) of the voiced frames, by normalized autocorrelation over 40 ms
- * frames in the 60..400 Hz range; frames whose best correlation is under 0.5 count as unvoiced.
- */
+/** Median fundamental frequency (Hz) of the voiced frames, by the service's own pitch tracker. */
 export function medianPitch({ samples, rate }: Audio): number {
-  const size = Math.round(rate * 0.04);
-  const hop = Math.round(rate * 0.01);
-  const minLag = Math.floor(rate / 400);
-  const maxLag = Math.ceil(rate / 60);
-  const loud = rms(samples) * 0.5;
-  const pitches: number[] = [];
-  for (let at = 0; at + size + maxLag <= samples.length; at += hop) {
-    const frame = samples.subarray(at, at + size);
-    if (rms(frame) < loud) continue;
-    let best = 0;
-    let bestLag = 0;
-    for (let lag = minLag; lag <= maxLag; lag++) {
-      let xy = 0;
-      let xx = 0;
-      let yy = 0;
-      for (let i = 0; i < size; i++) {
-        const a = samples[at + i];
-        const b = samples[at + i + lag];
-        xy += a * b;
-        xx += a * a;
-        yy += b * b;
-      }
-      const r = xy / Math.sqrt(xx * yy + 1e-12);
-      if (r > best) {
-        best = r;
-        bestLag = lag;
-      }
-    }
-    if (best > 0.5) pitches.push(rate / bestLag);
-  }
-  pitches.sort((a, b) => a - b);
-  return pitches.length ? pitches[Math.floor(pitches.length / 2)] : 0;
+  return measurePitch(samples, rate).medianHz;
 }
 
 /** Reads a PCM16 or mu-law WAV (a streamed one may carry 0xFFFFFFFF sizes: read to the end). */
