@@ -1,14 +1,13 @@
 // The built-in catalog, read once from the JSON that scripts/gen-voice-catalog.ts generated, so that no
 // engine has to be loaded on the main thread to know which voices exist.
 import { readFileSync } from 'node:fs';
-import type { EngineId, VoiceSpec } from '../synth/voice-spec.ts';
+import { isEngineId } from '../synth/registry.ts';
+import type { VoiceSpec } from '../synth/voice-spec.ts';
 import { GENDERS, VOICE_ID_PATTERN, type Gender, type Voice } from './voice.ts';
 
 /** The alias `voice_id: "default"` stands for; flite's slt is the most natural English voice here. */
 export const DEFAULT_VOICE_ALIAS = 'default';
 export const DEFAULT_VOICE_ID = 'flite-slt';
-
-const ENGINES: readonly EngineId[] = ['espeak', 'flite'];
 
 function fail(where: string, what: string): never {
   throw new Error(`builtin-voices.json: ${where}: ${what}`);
@@ -27,8 +26,8 @@ function text(raw: Record<string, unknown>, key: string, where: string): string 
 function parseSpec(raw: unknown, where: string): VoiceSpec {
   if (!isRecord(raw)) fail(where, 'spec must be an object');
   const engine = raw.engine;
-  if (!ENGINES.includes(engine as EngineId)) fail(where, `unknown engine ${String(engine)}`);
-  const spec: VoiceSpec = { engine: engine as EngineId, base: text(raw, 'base', where) };
+  if (typeof engine !== 'string' || !isEngineId(engine)) fail(where, `unknown engine ${String(engine)}`);
+  const spec: VoiceSpec = { engine, base: text(raw, 'base', where) };
   if (raw.variant !== undefined) spec.variant = text(raw, 'variant', where);
   return spec;
 }
