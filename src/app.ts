@@ -34,6 +34,8 @@ import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
 import { createSynthesizer } from './synth/synthesizer.ts';
 import { VoiceLibrary } from './voices/library.ts';
+import { BUILTIN_VOICES } from './voices/builtin.ts';
+import { scanVoicesDir } from './voices/neural-catalog.ts';
 import { VoiceForge } from './voices/forge.ts';
 import { SpeechAnalyzer } from './voices/forge-pool.ts';
 import { DbVoiceStore } from './voices/owned-store.ts';
@@ -76,10 +78,13 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
           // Local mode only (no SMTP_URL): the developer needs the link, and the log is where they look.
           app.log.info({ to: mail.to, file: path }, `sign-in mail written to the outbox:\n${mail.text}`);
         }));
-  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined });
+  const neural = await scanVoicesDir(config.voicesDir);
+  for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
+  if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
+  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined, neural: neural.models });
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db);
-  const voices = new VoiceLibrary(ownedVoices);
+  const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());
   const metrics = new Metrics();

@@ -5,6 +5,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Piper and Kokoro model files (VOICES_DIR, default ./voices); missing = no neural voices. */
+  voicesDir: string;
   publicUrl: URL;
   /** The origin cookie-authenticated writes must carry. */
   publicOrigin: string;
@@ -83,6 +85,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     host,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
+    voicesDir: resolve(env.VOICES_DIR?.trim() || './voices'),
     publicUrl,
     publicOrigin: publicUrl.origin,
     secureCookies: publicUrl.protocol === 'https:',

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { NeuralModels } from './neural-models.ts';
 import { isWorkerEvent, type SpeakResult, type WorkerTask } from './protocol.ts';
 
 export interface PoolOptions {
@@ -13,6 +14,8 @@ export interface PoolOptions {
    * holding a whole thread. Default 4.
    */
   tasksPerWorker?: number;
+  /** The models found in VOICES_DIR, handed to every thread. */
+  neural?: NeuralModels;
 }
 
 export interface PoolStats {
@@ -42,6 +45,7 @@ export class SynthPool {
       concurrentTasksPerWorker: Math.max(1, Math.floor(options.tasksPerWorker ?? 4)),
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
+      workerData: { neural: options.neural },
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;

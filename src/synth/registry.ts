@@ -3,6 +3,8 @@
 import type { Engine, EngineInfo, EngineModule } from './engine.ts';
 import { espeakInfo, espeakLanguageOf } from './engines/espeak/info.ts';
 import { fliteInfo, fliteLanguageOf } from './engines/flite/info.ts';
+import { kokoroInfo, kokoroLanguageOf } from './engines/kokoro/info.ts';
+import { piperInfo, piperLanguageOf } from './engines/piper/info.ts';
 import { importTs } from './ts-import.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
 
@@ -22,6 +24,17 @@ const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
     info: fliteInfo,
     languageOf: fliteLanguageOf,
     load: () => importTs(() => import('./engines/flite/engine.ts')),
+  },
+  // Their voices are the models installed from VOICES_DIR (neural-models.ts); onnxruntime loads on first use.
+  piper: {
+    info: piperInfo,
+    languageOf: piperLanguageOf,
+    load: () => importTs(() => import('./engines/piper/engine.ts')),
+  },
+  kokoro: {
+    info: kokoroInfo,
+    languageOf: kokoroLanguageOf,
+    load: () => importTs(() => import('./engines/kokoro/engine.ts')),
   },
 };
 

@@ -2,6 +2,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
+import { installNeuralModels, type NeuralModels } from './neural-models.ts';
 import { SynthPool, type PoolStats } from './pool.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
@@ -36,6 +37,8 @@ export interface SynthesizerOptions {
   maxUnackedSeconds?: number;
   /** A consumer that takes nothing for this long is dropped; default 120 000 ms. */
   stallTimeoutMs?: number;
+  /** Piper and Kokoro models found in VOICES_DIR (see src/voices/neural-catalog.ts); none by default. */
+  neural?: NeuralModels;
 }
 
 export class SynthesisError extends Error {
@@ -67,7 +70,8 @@ function validate(req: SpeechRequest): void {
 }
 
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
-  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker });
+  if (options.neural) installNeuralModels(options.neural);
+  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker, neural: options.neural });
   const maxUnackedSeconds = options.maxUnackedSeconds ?? 2;
   const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
   let nextId = 1;

@@ -1,9 +1,13 @@
+import { ENGINE_IDS } from '../synth/registry.ts';
+import type { EngineId } from '../synth/voice-spec.ts';
 import { GENDERS, type Gender, type Voice } from './voice.ts';
 
 export interface VoiceFilter {
   /** A primary subtag (`en`) matches every tag of that language; a longer tag (`en-GB`) matches exactly. */
   language?: string;
   gender?: Gender;
+  /** An engine id (`piper`, `kokoro`, `espeak`, `flite`). */
+  engine?: string;
 }
 
 /** RFC 5646 asks implementations to handle tags of at least 35 characters; nothing real is longer. */
@@ -33,9 +37,15 @@ export type ParsedVoiceFilter = { ok: true; filter: VoiceFilter } | { ok: false;
  * Turns raw query-string values into a filter. Absent or empty values mean "no filter"; anything else that
  * is not well-formed is an error the caller should answer with 400.
  */
-export function parseVoiceFilter(query: { language?: unknown; gender?: unknown }): ParsedVoiceFilter {
+export function parseVoiceFilter(query: { language?: unknown; gender?: unknown; engine?: unknown }): ParsedVoiceFilter {
   const filter: VoiceFilter = {};
-  const { language, gender } = query;
+  const { language, gender, engine } = query;
+  if (engine !== undefined && engine !== '') {
+    if (typeof engine !== 'string' || !ENGINE_IDS.includes(engine.toLowerCase() as EngineId)) {
+      return { ok: false, error: `engine must be one of: ${ENGINE_IDS.join(', ')}` };
+    }
+    filter.engine = engine.toLowerCase();
+  }
   if (language !== undefined && language !== '') {
     if (!isValidLanguageQuery(language)) {
       return { ok: false, error: 'language must be a BCP 47 language tag such as "en" or "en-GB"' };
@@ -61,7 +71,7 @@ export function matchesLanguage(voiceLanguage: string, query: string): boolean {
   return (MACROLANGUAGE_MEMBERS[wanted] ?? [wanted]).includes(primary);
 }
 
-export function filterVoices<T extends Pick<Voice, 'language' | 'gender'>>(
+export function filterVoices<T extends Pick<Voice, 'language' | 'gender' | 'engine'>>(
   voices: readonly T[],
   filter: VoiceFilter,
 ): T[] {
@@ -69,6 +79,7 @@ export function filterVoices<T extends Pick<Voice, 'language' | 'gender'>>(
   return voices.filter(
     (v) =>
       (filter.language === undefined || matchesLanguage(v.language, filter.language)) &&
-      (gender === undefined || v.gender === gender),
+      (gender === undefined || v.gender === gender) &&
+      (filter.engine === undefined || v.engine === filter.engine),
   );
 }

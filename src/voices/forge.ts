@@ -5,6 +5,7 @@ import type { UploadContainer } from '../audio/decode.ts';
 import { AppError } from '../errors.ts';
 import type { Synthesizer } from '../synth/synthesizer.ts';
 import { MAX_SEED, breedGenomes } from './breed.ts';
+import { breedNeural } from './breed-style.ts';
 import { getBuiltinVoice } from './builtin.ts';
 import { cloneCandidates, fitClone, nearestBase } from './clone.ts';
 import { isValidLanguageQuery } from './filter.ts';
@@ -166,6 +167,29 @@ export class VoiceForge {
     else throw new AppError('validation', `seed must be an integer from 0 to ${MAX_SEED}`);
 
     const [a, b] = await Promise.all([this.parent(input.parentA, 'parent_a', ownerId), this.parent(input.parentB, 'parent_b', ownerId)]);
+    const styled = breedNeural(a, b, { mutationRate: rate, seed });
+    if (styled) {
+      const neural: OwnedVoice = {
+        id: newVoiceId('breed'),
+        name,
+        language: styled.dominant.language,
+        language_name: styled.dominant.language_name,
+        gender: styled.gender,
+        engine: 'kokoro',
+        source: 'breed',
+        description: `Bred from ${a.name} and ${b.name} (mutation rate ${rate}, seed ${seed}): a Kokoro style ${Math.round((1 - styled.shareB) * 100)}% ${a.name}, ${Math.round(styled.shareB * 100)}% ${b.name}.`,
+        tags: ['bred', 'breed', 'custom', 'natural', 'neural', 'kokoro'],
+        parents: [a.id, b.id],
+        owner_id: ownerId,
+        created_at: new Date().toISOString(),
+        spec: styled.spec,
+        genome: styled.genome,
+        mutation_rate: rate,
+        seed,
+      };
+      await this.deps.store.create(neural);
+      return neural;
+    }
     const child = breedGenomes(genomeOf(a), genomeOf(b), { mutationRate: rate, seed });
     const base = getBuiltinVoice(child.base_voice);
     const from = base ?? (child.base_voice === genomeOf(a).base_voice ? a : b);

@@ -1,4 +1,4 @@
-import { BUILTIN_VOICES, resolveBuiltin } from './builtin.ts';
+import { BUILTIN_VOICES, DEFAULT_VOICE_ALIAS, DEFAULT_VOICE_ID } from './builtin.ts';
 import { filterVoices, type VoiceFilter } from './filter.ts';
 import { createVoiceSearch, type VoiceSearch } from './search.ts';
 import type { Voice } from './voice.ts';
@@ -16,12 +16,26 @@ export interface OwnedVoiceStore {
  */
 export class VoiceLibrary {
   private readonly index: VoiceSearch;
+  /** The catalog by id: the built-in voices plus the neural ones found in VOICES_DIR. */
+  private readonly byId: ReadonlyMap<string, Voice>;
 
   constructor(
     private readonly owned: OwnedVoiceStore | null,
     private readonly builtins: readonly Voice[] = BUILTIN_VOICES,
   ) {
     this.index = createVoiceSearch(builtins);
+    this.byId = new Map(builtins.map((v) => [v.id, v]));
+  }
+
+  /** A catalog (non-owned) voice by id. */
+  catalogVoice(id: string): Voice | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The first catalog voice of an engine that matches `gender` when it can (OpenAI tts-1-hd picks neural voices so). */
+  firstOfEngines(engines: readonly string[], gender?: string): Voice | undefined {
+    const of = this.builtins.filter((v) => engines.includes(v.engine));
+    return of.find((v) => v.gender === gender && v.language.toLowerCase().startsWith('en')) ?? of.find((v) => v.language.toLowerCase().startsWith('en')) ?? of[0];
   }
 
   private async ownedBy(viewer: string | null): Promise<Voice[]> {
@@ -43,7 +57,7 @@ export class VoiceLibrary {
 
   /** `default`, a built-in id, or one of the viewer's own voices; null for anything else. */
   async resolve(id: string, viewer: string | null): Promise<Voice | null> {
-    const builtin = resolveBuiltin(id);
+    const builtin = this.byId.get(id === DEFAULT_VOICE_ALIAS ? DEFAULT_VOICE_ID : id);
     if (builtin) return builtin;
     return viewer && this.owned ? this.owned.getOwned(id, viewer) : null;
   }

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
+import { ENGINE_IDS } from '../synth/registry.ts';
 import type { EngineId, VoiceSpec } from '../synth/voice-spec.ts';
 import type { OwnedVoiceStore } from './library.ts';
 import { GENDERS, type Gender, type JsonValue, type Voice, type VoiceSource } from './voice.ts';
@@ -66,7 +67,8 @@ export interface VoiceSample {
   bytes: Uint8Array;
 }
 
-const ENGINES: readonly string[] = ['espeak', 'flite'];
+// One list of engines: the registry's (bred Kokoro voices are stored voices too).
+const ENGINES: readonly string[] = ENGINE_IDS;
 
 function parseJson(text: string | null): unknown {
   return text === null ? undefined : (JSON.parse(text) as unknown);

@@ -17,7 +17,7 @@ import { sendSpeech } from './speak.ts';
  * engine for `model` set to an engine id. Chosen by gender and accent: the flite voices are the clearest English
  * ones, so the most used names (alloy, ash, onyx, fable) get them; the rest spread over espeak's English voices.
  */
-export const OPENAI_VOICES: Readonly<Record<string, { voice: string; engines: Readonly<Record<EngineId, string>> }>> = {
+export const OPENAI_VOICES: Readonly<Record<string, { voice: string; engines: Readonly<Partial<Record<EngineId, string>>> }>> = {
   alloy: { voice: 'flite-slt', engines: { flite: 'flite-slt', espeak: 'espeak-en-us-female-2' } },
   ash: { voice: 'flite-rms', engines: { flite: 'flite-rms', espeak: 'espeak-en-us-male-1' } },
   ballad: { voice: 'espeak-en-gb-male-1', engines: { flite: 'flite-awb', espeak: 'espeak-en-gb-male-1' } },

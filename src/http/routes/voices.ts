@@ -21,6 +21,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           language: Type.Optional(Type.String({ description: 'BCP 47 tag or prefix, e.g. en, en-GB' })),
           gender: Type.Optional(Type.String({ description: 'female, male or neutral' })),
+          engine: Type.Optional(Type.String({ description: 'espeak, flite, piper or kokoro (neural voices from VOICES_DIR)' })),
         }),
         response: { 200: VoiceList },
       },

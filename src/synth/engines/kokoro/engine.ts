@@ -1,0 +1,65 @@
+// Kokoro-82M: espeak-ng IPA → Kokoro's vocabulary → onnxruntime with the voice's style row for that length.
+import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
+import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { findKokoroVoice, kokoroLanguage, neuralModels } from '../../neural-models.ts';
+import type { VoiceSpec } from '../../voice-spec.ts';
+import { phonemize } from '../espeak/phonemize.ts';
+import { clip, firstOutput, onnxRuntime, sessionFor } from '../onnx.ts';
+import { finalMarkOf } from '../piper/ids.ts';
+import { estimateWordTimes } from '../word-times.ts';
+import { KOKORO_MAX_RATE, KOKORO_MIN_RATE, KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
+import { styleRow } from './style.ts';
+import { kokoroTokens } from './tokens.ts';
+import { readStyleVectors } from './voices-file.ts';
+
+class KokoroEngine implements Engine {
+  readonly info = kokoroInfo;
+  /** Style vectors per voices file: every voice of a bundle together is ~27 MB (54 voices x 510 x 256 floats). */
+  private readonly vectors = new Map<string, Promise<Map<string, Float32Array>>>();
+
+  private styles(path: string): Promise<Map<string, Float32Array>> {
+    let p = this.vectors.get(path);
+    if (!p) {
+      p = readStyleVectors(path);
+      p.catch(() => this.vectors.delete(path));
+      this.vectors.set(path, p);
+    }
+    return p;
+  }
+
+  async *synthesize(text: string, voice: VoiceSpec, options: SynthesisOptions): AsyncGenerator<EngineChunk> {
+    const found = findKokoroVoice(voice.base);
+    if (!found) throw new UnknownVoiceError('kokoro', voice.base);
+    const { bundle } = found;
+    const language = kokoroLanguage(found.voice);
+    if (!language) throw new UnknownVoiceError('kokoro', voice.base);
+    const rate = Math.min(KOKORO_MAX_RATE, Math.max(KOKORO_MIN_RATE, rateOf(voice, options.speed)));
+    const phonemes = await phonemize(text, language.espeak);
+    const { tokens, wordStarts } = kokoroTokens(phonemes, finalMarkOf(text), language.espeak.startsWith('en'));
+    if (options.signal?.aborted || tokens.length === 0) return;
+    const [ort, session, vectors] = await Promise.all([onnxRuntime(), sessionFor(bundle.onnxPath), this.styles(bundle.voicesPath)]);
+    const style = styleRow(vectors, found.voice, voice.style, tokens.length);
+    const padded = [0, ...tokens, 0];
+    const results = await session.run({
+      tokens: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [1, padded.length]),
+      style: new ort.Tensor('float32', style, [1, style.length]),
+      speed: new ort.Tensor('float32', Float32Array.from([rate]), [1]),
+    });
+    if (options.signal?.aborted) return;
+    const samples = clip(firstOutput(session, results));
+    yield {
+      samples,
+      sampleRate: KOKORO_SAMPLE_RATE,
+      words: estimateWordTimes(text, wordStarts.map((s) => s + 1), padded.length, samples.length / KOKORO_SAMPLE_RATE),
+    };
+  }
+
+  async warmUp(): Promise<void> {
+    const first = neuralModels().kokoro[0];
+    if (first) await phonemize('ready', 'en-us');
+  }
+}
+
+export async function createEngine(): Promise<Engine> {
+  return new KokoroEngine();
+}

@@ -1,0 +1,53 @@
+// Piper (VITS) voices: espeak-ng IPA → the model's phoneme ids → onnxruntime → audio at the model's rate.
+// Inference runs on onnxruntime's own thread, so acks and cancels keep flowing while a sentence renders.
+import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
+import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { findPiperVoice, neuralModels } from '../../neural-models.ts';
+import type { VoiceSpec } from '../../voice-spec.ts';
+import { phonemize } from '../espeak/phonemize.ts';
+import { clip, firstOutput, onnxRuntime, sessionFor } from '../onnx.ts';
+import { estimateWordTimes } from '../word-times.ts';
+import { finalMarkOf, piperIds } from './ids.ts';
+import { PIPER_MAX_RATE, PIPER_MIN_RATE, piperInfo } from './info.ts';
+
+class PiperEngine implements Engine {
+  readonly info = piperInfo;
+
+  async *synthesize(text: string, voice: VoiceSpec, options: SynthesisOptions): AsyncGenerator<EngineChunk> {
+    const found = findPiperVoice(voice.base);
+    if (!found) throw new UnknownVoiceError('piper', voice.base);
+    const { model, speaker } = found;
+    const rate = Math.min(PIPER_MAX_RATE, Math.max(PIPER_MIN_RATE, rateOf(voice, options.speed)));
+    const phonemes = await phonemize(text, model.espeakVoice);
+    const { ids, wordStarts } = piperIds(phonemes, finalMarkOf(text), model.phonemeIdMap);
+    if (options.signal?.aborted || wordStarts.length === 0) return;
+    const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath)]);
+    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+      input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+      input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
+      scales: new ort.Tensor('float32', Float32Array.from([model.noiseScale, model.lengthScale / rate, model.noiseW]), [3]),
+    };
+    if (session.inputNames.includes('sid')) {
+      feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(speaker?.id ?? 0)]), [1]);
+    }
+    const results = await session.run(feeds);
+    if (options.signal?.aborted) return;
+    const samples = clip(firstOutput(session, results));
+    yield {
+      samples,
+      sampleRate: model.sampleRate,
+      words: estimateWordTimes(text, wordStarts, ids.length, samples.length / model.sampleRate),
+    };
+  }
+
+  async warmUp(): Promise<void> {
+    // Sessions load on first use (memory is only spent on voices that are asked for); the phonemizer is
+    // shared and small, so it is readied here when any Piper voice exists.
+    const first = neuralModels().piper[0];
+    if (first) await phonemize('ready', first.espeakVoice);
+  }
+}
+
+export async function createEngine(): Promise<Engine> {
+  return new PiperEngine();
+}

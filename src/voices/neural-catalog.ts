@@ -1,0 +1,228 @@
+// VOICES_DIR: the Piper and Kokoro model files the operator put there, as synthesis models (for the
+// workers) and as library voices. Each broken, truncated or mismatched file is reported with its path and
+// reason and left out; everything else still loads. A missing directory means no neural voices.
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { readStyleVectors } from '../synth/engines/kokoro/voices-file.ts';
+import { kokoroGender, kokoroLanguage, type KokoroBundle, type NeuralModels, type PiperModel } from '../synth/neural-models.ts';
+import { onnxFileProblem } from './onnx-file-check.ts';
+import type { Voice } from './voice.ts';
+
+export interface CatalogProblem {
+  path: string;
+  reason: string;
+}
+
+export interface NeuralCatalog {
+  models: NeuralModels;
+  voices: Voice[];
+  problems: CatalogProblem[];
+}
+
+const NEURAL_TAGS = ['natural', 'neural'];
+
+function slug(s: string): string {
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/** Reads a Piper `.onnx.json`; throws with the reason it cannot be used. */
+export function parsePiperConfig(raw: unknown, key: string, onnxPath: string): PiperModel {
+  if (!isRecord(raw)) throw new Error('not a JSON object');
+  const audio = isRecord(raw.audio) ? raw.audio : {};
+  const sampleRate = audio.sample_rate;
+  if (typeof sampleRate !== 'number' || !Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 96000) {
+    throw new Error('audio.sample_rate is missing or not a sample rate');
+  }
+  const type = raw.phoneme_type;
+  if (type !== undefined && type !== 'espeak') throw new Error(`phoneme_type ${JSON.stringify(type)} is not supported (only espeak)`);
+  const map = raw.phoneme_id_map;
+  if (!isRecord(map) || Object.keys(map).length === 0) throw new Error('phoneme_id_map is missing');
+  const phonemeIdMap: Record<string, number[]> = {};
+  for (const [k, v] of Object.entries(map)) {
+    if (!Array.isArray(v) || !v.every((x) => Number.isInteger(x) && x >= 0)) throw new Error(`phoneme_id_map[${JSON.stringify(k)}] is not a list of ids`);
+    phonemeIdMap[k] = v as number[];
+  }
+  for (const needed of ['^', '$', '_']) if (!phonemeIdMap[needed]) throw new Error(`phoneme_id_map lacks ${JSON.stringify(needed)}`);
+  const espeak = isRecord(raw.espeak) ? str(raw.espeak.voice) : null;
+  if (!espeak) throw new Error('espeak.voice is missing');
+  const inference = isRecord(raw.inference) ? raw.inference : {};
+  const numSpeakers = num(raw.num_speakers, 1);
+  const speakers: { name: string; id: number }[] = [];
+  if (numSpeakers > 1) {
+    const ids = isRecord(raw.speaker_id_map) ? raw.speaker_id_map : {};
+    for (const [name, id] of Object.entries(ids)) {
+      if (Number.isInteger(id) && (id as number) >= 0 && (id as number) < numSpeakers) speakers.push({ name, id: id as number });
+    }
+    if (speakers.length === 0) for (let i = 0; i < numSpeakers; i++) speakers.push({ name: String(i), id: i });
+  }
+  const lang = isRecord(raw.language) ? raw.language : {};
+  const code = str(lang.code) ?? espeak;
+  const language = code.replace(/_/g, '-');
+  return {
+    key,
+    onnxPath,
+    sampleRate,
+    espeakVoice: espeak,
+    phonemeIdMap,
+    noiseScale: num(inference.noise_scale, 0.667),
+    lengthScale: num(inference.length_scale, 1),
+    noiseW: num(inference.noise_w, 0.8),
+    speakers,
+    language,
+    languageName: str(lang.name_english) ?? language,
+    region: str(lang.country_english) ?? str(lang.region),
+    dataset: str(raw.dataset) ?? key,
+    quality: isRecord(raw.audio) ? str(raw.audio.quality) : null,
+  };
+}
+
+const capitalize = (s: string): string => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+function piperVoices(m: PiperModel): Voice[] {
+  const quality = m.quality ? `, ${m.quality} quality` : '';
+  const where = m.region ? ` (${m.region})` : '';
+  const base = {
+    language: m.language,
+    language_name: m.languageName,
+    gender: 'neutral' as const,
+    engine: 'piper' as const,
+    source: 'builtin' as const,
+    tags: [...NEURAL_TAGS, 'piper', m.dataset, ...(m.quality ? [m.quality] : []), ...(m.region ? [m.region] : [])],
+  };
+  const description = `Natural neural voice (Piper) trained on the "${m.dataset}" dataset${quality}; ${m.languageName}${where}, ${m.sampleRate} Hz model.`;
+  if (m.speakers.length === 0) {
+    return [{ ...base, id: `piper-${slug(m.key)}`, name: `${capitalize(m.dataset)}${m.quality ? ` (${m.quality})` : ''}`, description, spec: { engine: 'piper', base: m.key } }];
+  }
+  return m.speakers.map((s) => ({
+    ...base,
+    id: `piper-${slug(m.key)}-${slug(s.name) || String(s.id)}`,
+    name: `${capitalize(m.dataset)} ${s.name}`,
+    description: `${description} Speaker ${s.name} of ${m.speakers.length}.`,
+    tags: [...base.tags, 'multi-speaker'],
+    spec: { engine: 'piper', base: `${m.key}/${s.name}` },
+  }));
+}
+
+function kokoroVoices(b: KokoroBundle): Voice[] {
+  const out: Voice[] = [];
+  for (const name of b.voices) {
+    const language = kokoroLanguage(name);
+    if (!language) continue;
+    const gender = kokoroGender(name);
+    const shortName = capitalize(name.slice(name.indexOf('_') + 1));
+    out.push({
+      id: `kokoro-${slug(name)}`,
+      name: shortName,
+      language: language.tag,
+      language_name: language.name,
+      gender: gender ?? 'neutral',
+      engine: 'kokoro',
+      source: 'builtin',
+      description: `Natural neural voice (Kokoro-82M, ${b.key}): ${shortName}, ${gender ?? 'unspecified'} ${language.name} (${language.tag}), 24 kHz.`,
+      tags: [...NEURAL_TAGS, 'kokoro', b.key, name],
+      spec: { engine: 'kokoro', base: `${b.key}/${name}` },
+    });
+  }
+  return out;
+}
+
+async function isMissing(err: unknown): Promise<boolean> {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}
+
+/** Scans `dir` (not recursively). Never throws for a file's fault; a missing directory is an empty catalog. */
+export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
+  const catalog: NeuralCatalog = { models: { piper: [], kokoro: [] }, voices: [], problems: [] };
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch (err) {
+    if (await isMissing(err)) return catalog;
+    catalog.problems.push({ path: dir, reason: `cannot read the directory: ${err instanceof Error ? err.message : String(err)}` });
+    return catalog;
+  }
+  const present = new Set(names);
+  const problem = (file: string, reason: string): void => {
+    catalog.problems.push({ path: join(dir, file), reason });
+  };
+  const voicesFiles = names.filter((n) => /^voices.*\.bin$/i.test(n));
+  for (const name of names) {
+    const path = join(dir, name);
+    if (name.endsWith('.onnx.json')) {
+      if (!present.has(name.slice(0, -5))) problem(name, `no model ${name.slice(0, -5)} beside it`);
+      continue;
+    }
+    if (!name.endsWith('.onnx')) continue;
+    const key = basename(name, '.onnx');
+    const structural = await onnxFileProblem(path);
+    if (structural) {
+      problem(name, structural);
+      continue;
+    }
+    if (/^kokoro/i.test(key)) {
+      const bundle = await kokoroBundle(dir, key, path, voicesFiles, problem);
+      if (bundle) {
+        catalog.models.kokoro.push(bundle);
+        catalog.voices.push(...kokoroVoices(bundle));
+      }
+      continue;
+    }
+    if (!present.has(`${name}.json`)) {
+      problem(name, `no ${name}.json beside it (a Piper voice is name.onnx + name.onnx.json)`);
+      continue;
+    }
+    try {
+      const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path);
+      catalog.models.piper.push(model);
+      catalog.voices.push(...piperVoices(model));
+    } catch (err) {
+      problem(`${name}.json`, err instanceof Error ? err.message : String(err));
+    }
+  }
+  // Two files giving the same voice id: the first (in name order) wins.
+  const seen = new Set<string>();
+  catalog.voices = catalog.voices.filter((v) => {
+    if (seen.has(v.id)) {
+      catalog.problems.push({ path: dir, reason: `voice id ${v.id} is given by more than one file; the first is kept` });
+      return false;
+    }
+    seen.add(v.id);
+    return true;
+  });
+  return catalog;
+}
+
+async function kokoroBundle(
+  dir: string,
+  key: string,
+  onnxPath: string,
+  voicesFiles: readonly string[],
+  problem: (file: string, reason: string) => void,
+): Promise<KokoroBundle | null> {
+  // kokoro-v1.0.onnx pairs with voices-v1.0.bin; a lone voices file of another name is taken when it is the only one.
+  const version = key.slice('kokoro'.length);
+  const file = voicesFiles.find((f) => f.toLowerCase() === `voices${version}.bin`.toLowerCase()) ?? (voicesFiles.length === 1 ? voicesFiles[0] : undefined);
+  if (!file) {
+    problem(`${key}.onnx`, `no voices${version}.bin beside it (a Kokoro bundle is kokoro-<v>.onnx + voices-<v>.bin)`);
+    return null;
+  }
+  try {
+    const vectors = await readStyleVectors(join(dir, file));
+    return { key, onnxPath, voicesPath: join(dir, file), voices: [...vectors.keys()].sort() };
+  } catch (err) {
+    problem(file, err instanceof Error ? err.message : String(err));
+    return null;
+  }
+}
