@@ -32,10 +32,12 @@ export class VoiceLibrary {
     return this.byId.get(id);
   }
 
-  /** The first catalog voice of an engine that matches `gender` when it can (OpenAI tts-1-hd picks neural voices so). */
-  firstOfEngines(engines: readonly string[], gender?: string): Voice | undefined {
-    const of = this.builtins.filter((v) => engines.includes(v.engine));
-    return of.find((v) => v.gender === gender && v.language.toLowerCase().startsWith('en')) ?? of.find((v) => v.language.toLowerCase().startsWith('en')) ?? of[0];
+  /** A neural English catalog voice of the same gender as catalog voice `id` (Kokoro first), if VOICES_DIR has one. */
+  neuralStandIn(id: string): Voice | undefined {
+    const gender = this.byId.get(id)?.gender;
+    const english = this.builtins.filter((v) => (v.engine === 'kokoro' || v.engine === 'piper') && v.language.toLowerCase().startsWith('en'));
+    english.sort((a, b) => Number(b.engine === 'kokoro') - Number(a.engine === 'kokoro'));
+    return english.find((v) => v.gender === gender) ?? english[0];
   }
 
   private async ownedBy(viewer: string | null): Promise<Voice[]> {

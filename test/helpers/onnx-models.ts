@@ -1,6 +1,6 @@
 // Small ONNX models with exactly the input and output signatures of real Piper and Kokoro voices, whose
 // audio is a known function of their inputs, so tests (and the bench) can check what reached the model:
-// - Piper: a sine of (len(input) x length_scale x SAMPLES_PER_ID) samples at 441 + 100 x sid Hz, with an
+// - Piper: a sine of (len(input) x length_scale x SAMPLES_PER_ID) samples at 441 - 100 x sid Hz, with an
 //   amplitude of sum(input) / (len(input) x PIPER_AMPLITUDE_DIVISOR).
 // - Kokoro: a sine of (len(tokens) x SAMPLES_PER_TOKEN / speed) samples at 24 kHz, at
 //   200 + 1000 x mean(style) Hz, with an amplitude of sum(tokens) / (len(tokens) x KOKORO_AMPLITUDE_DIVISOR).
@@ -154,7 +154,7 @@ export function piperModel(options: PiperModelOptions = {}): Uint8Array {
   const lengthScale = g.op('Gather', ['scales', g.const([1], 'int64')], { axis: 0 });
   const count = g.op('Cast', [g.op('Mul', [g.op('Mul', [tf, lengthScale]), g.const([PIPER_SAMPLES_PER_ID], 'float')])], { to: INT64 });
   const hz = options.multiSpeaker
-    ? g.op('Add', [g.op('Mul', [g.op('Cast', ['sid'], { to: FLOAT }), g.const([PIPER_HZ_PER_SPEAKER], 'float')]), g.const([PIPER_BASE_HZ], 'float')])
+    ? g.op('Sub', [g.const([PIPER_BASE_HZ], 'float'), g.op('Mul', [g.op('Cast', ['sid'], { to: FLOAT }), g.const([PIPER_HZ_PER_SPEAKER], 'float')])])
     : g.const([PIPER_BASE_HZ], 'float', [1]);
   const sum = g.op('ReduceSum', [g.op('Cast', ['input'], { to: FLOAT })], { keepdims: 0 });
   const amplitude = g.op('Div', [sum, g.op('Mul', [tf, g.const([PIPER_AMPLITUDE_DIVISOR], 'float')])]);
@@ -238,10 +238,10 @@ export function voicesNpz(voices: Record<string, (row: number) => number>): Uint
   return zipSync(Object.fromEntries(Object.entries(voices).map(([name, f]) => [`${name}.npy`, styleNpy(f)])), { level: 0 });
 }
 
-/** Test Kokoro voices: constant styles 0.1 (300 Hz) and 0.3 (500 Hz), and one whose style row r gives 200 + r Hz. */
+/** Test Kokoro voices: constant styles 0.1 (300 Hz) and 0.25 (450 Hz), and one whose style row r gives 200 + r Hz. */
 export const TEST_KOKORO_VOICES: Record<string, (row: number) => number> = {
   af_alpha: () => 0.1,
-  am_beta: () => 0.3,
+  am_beta: () => 0.25,
   bf_rows: (r) => r / 1000,
 };
 

@@ -127,9 +127,12 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
       const format = body.response_format ?? 'mp3';
       if (format === 'aac') throw new AppError('validation', 'response_format aac is not supported; use mp3, opus, flac, wav or pcm');
       const choice = chooseVoice(body.model, body.voice, app.services.synthesizer.engines.map((e) => e.id));
+      // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one.
+      const openaiName = (typeof body.voice === 'string' ? body.voice : body.voice.id).toLowerCase();
+      const hd = body.model === 'tts-1-hd' && !choice.engine && OPENAI_VOICES[openaiName] ? app.services.voices.neuralStandIn(choice.voiceId) : undefined;
       const speech = await resolveSpeechRequest(app, principal.userId, {
         text: body.input,
-        voiceId: choice.voiceId,
+        voiceId: hd?.id ?? choice.voiceId,
         speed: body.speed,
         engine: choice.engine,
         format: format as EncodeFormat,
