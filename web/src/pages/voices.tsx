@@ -11,6 +11,8 @@ import type { Voice } from '../types.ts';
 import { isOwn, useVoices } from '../voices-store.ts';
 
 const SEARCH_DELAY_MS = 200;
+/** Engines whose voices are neural models from the server's VOICES_DIR (the card says so). */
+const NEURAL_ENGINES: readonly string[] = ['piper', 'kokoro'];
 
 function VoiceCard({ voice, onDelete }: { voice: Voice; onDelete: (v: Voice) => void }) {
   const headingId = useId();
@@ -20,6 +22,7 @@ function VoiceCard({ voice, onDelete }: { voice: Voice; onDelete: (v: Voice) => 
       <div className="voice-head">
         <h3 id={headingId}>{voice.name}</h3>
         {own ? <span className="badge">{voice.source === 'breed' ? 'Yours · bred' : 'Yours · cloned'}</span> : null}
+        {NEURAL_ENGINES.includes(voice.engine) ? <span className="badge">neural</span> : null}
       </div>
       <p className="meta">
         {voice.language_name} <span className="tag">{voice.language}</span> · {voice.gender} · {voice.engine}
