@@ -45,7 +45,7 @@ describe('synthesizer', () => {
   after(() => s.close());
 
   test('lists engines without loading them here', () => {
-    assert.deepEqual(s.engines.map((e) => e.id).sort(), ['espeak', 'flite']);
+    assert.deepEqual(s.engines.map((e) => e.id).sort(), ['espeak', 'flite', 'kokoro', 'piper']);
     assert.deepEqual(s.stats(), { queued: 0, running: 0, workers: 1 });
     assert.equal(contentTypeOf('mp3'), 'audio/mpeg');
     assert.equal(contentTypeOf('wav'), 'audio/wav');
