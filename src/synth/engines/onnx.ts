@@ -1,8 +1,9 @@
 // onnxruntime-node sessions for the neural engines: one per model file per worker thread, created on first
 // use and kept (a Piper "medium" voice costs ~65-100 MB of a worker's memory, Kokoro v1.0 ~350 MB).
+import type * as OrtModule from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 
-type Ort = typeof import('onnxruntime-node');
+type Ort = typeof OrtModule;
 
 let ort: Promise<Ort> | undefined;
 const sessions = new Map<string, Promise<InferenceSession>>();
