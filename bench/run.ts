@@ -12,6 +12,7 @@ import { machineBusySeconds, memory, ownCpuSecondsWithChildren } from './proc.ts
 import { renderSection, table, type Section } from './report.ts';
 import { engineRtf } from './sections/engine-rtf.ts';
 import { mixedMemory } from './sections/memory.ts';
+import { neuralEngines } from './sections/neural.ts';
 import { speakLatency } from './sections/speak-latency.ts';
 import { streamCapacity } from './sections/stream-capacity.ts';
 import { streamLatency } from './sections/stream-latency.ts';
@@ -54,6 +55,9 @@ const done = (n: number, s: Section) => {
 
 log('1/7 engines (bench/engines.ts), before the service starts');
 done(1, await engineRtf(SETTINGS.engineRuns));
+
+log('8/8 neural engines on the generated test models, before the service starts');
+done(8, await neuralEngines(SETTINGS.engineRuns));
 
 log('starting the service (src/main.ts) with a fresh data folder');
 const service: BenchService = await startService();
