@@ -254,4 +254,35 @@ describe('other doors', () => {
     assert.ok(bytes > 10000, `${bytes} bytes`);
     assert.deepEqual(words, ['Hello', 'world.', 'Hello', 'again.']);
   });
+
+  test('a long neural stream is cancelled between sentences, and the connection goes on', async () => {
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${encodeURIComponent(key)}`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const seen: { type: string; id?: string; audio?: string; cancelled?: boolean; samples?: number }[] = [];
+    let notify = (): void => {};
+    ws.on('message', (data) => {
+      seen.push(JSON.parse(data.toString()) as (typeof seen)[number]);
+      notify();
+    });
+    const until = async (ok: (m: (typeof seen)[number]) => boolean): Promise<(typeof seen)[number]> => {
+      for (;;) {
+        const m = seen.find(ok);
+        if (m) return m;
+        await new Promise<void>((resolve) => (notify = resolve));
+      }
+    };
+    const long = Array.from({ length: 40 }, (_, i) => `This is sentence ${i + 1}, which nobody will hear.`).join(' ');
+    ws.send(JSON.stringify({ type: 'synthesize', text: long, id: 'long', voice_id: 'kokoro-am-beta' }));
+    await until((m) => m.type === 'audio' && m.id === 'long');
+    ws.send(JSON.stringify({ type: 'cancel' }));
+    const done = await until((m) => m.type === 'done' && m.id === 'long');
+    assert.equal(done.cancelled, true);
+    ws.send(JSON.stringify({ type: 'synthesize', text: HELLO, id: 'next', voice_id: 'kokoro-am-beta' }));
+    const next = await until((m) => m.type === 'done' && m.id === 'next');
+    assert.ok((next.samples ?? 0) > 0);
+    ws.close();
+  });
 });
