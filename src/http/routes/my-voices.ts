@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { getBuiltinVoice } from '../../voices/builtin.ts';
 import { toOwnedPublicVoice } from '../../voices/forge.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
 import { requireAuth } from '../plugins/auth.ts';
@@ -19,7 +18,7 @@ export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
 
   r.get('/api/voices/:id', { schema: { params: Params } }, async (request) => {
     const { id } = request.params;
-    const builtin = getBuiltinVoice(id);
+    const builtin = voices.catalogVoice(id); // built-in and VOICES_DIR voices
     if (builtin) return { voice: toPublicVoice(builtin) };
     const userId = request.principal?.userId;
     const owned = userId ? await ownedVoices.getOwned(id, userId) : null;
@@ -30,7 +29,7 @@ export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
   r.delete('/api/voices/:id', { preHandler: requireAuth, config: { rateLimit: 'api' }, schema: { params: Params } }, async (request) => {
     const { id } = request.params;
     if (!request.principal) throw new AppError('unauthorized');
-    if (getBuiltinVoice(id)) throw new AppError('forbidden', 'Built-in voices cannot be deleted');
+    if (voices.catalogVoice(id)) throw new AppError('forbidden', 'Built-in voices cannot be deleted');
     if (!(await ownedVoices.deleteOwned(id, request.principal.userId))) {
       throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
     }

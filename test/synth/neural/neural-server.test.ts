@@ -98,6 +98,9 @@ describe('VOICES_DIR catalog', () => {
         ['kokoro-bf-rows', 'female', 'en-GB'],
       ],
     );
+    const one = await s.request('/api/voices/kokoro-af-alpha');
+    assert.equal(one.status, 200);
+    assert.equal(((await one.json()) as { voice: PublicVoice }).voice.engine, 'kokoro');
     const bad = await s.request('/api/voices?engine=wavenet');
     assert.equal(bad.status, 400);
   });
