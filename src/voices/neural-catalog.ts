@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readStyleVectors } from '../synth/engines/kokoro/voices-file.ts';
 import { kokoroGender, kokoroLanguage, type KokoroBundle, type NeuralModels, type PiperModel } from '../synth/neural-models.ts';
-import { onnxFileProblem } from './onnx-file-check.ts';
+import { checkOnnxFile } from './onnx-file-check.ts';
 import type { Voice } from './voice.ts';
 
 export interface CatalogProblem {
@@ -138,6 +138,12 @@ function kokoroVoices(b: KokoroBundle): Voice[] {
   return out;
 }
 
+/** The first required input (any of its accepted names) the model lacks, or null. */
+function missingInputs(inputs: readonly string[], required: readonly (readonly string[])[]): string | null {
+  const lacking = required.find((names) => !names.some((n) => inputs.includes(n)));
+  return lacking ? lacking.join('/') : null;
+}
+
 async function isMissing(err: unknown): Promise<boolean> {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
 }
@@ -166,12 +172,17 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     }
     if (!name.endsWith('.onnx')) continue;
     const key = basename(name, '.onnx');
-    const structural = await onnxFileProblem(path);
-    if (structural) {
-      problem(name, structural);
+    const check = await checkOnnxFile(path);
+    if (!check.ok) {
+      problem(name, check.reason);
       continue;
     }
     if (/^kokoro/i.test(key)) {
+      const missing = missingInputs(check.inputs, [['tokens', 'input_ids'], ['style'], ['speed']]);
+      if (missing) {
+        problem(name, `not a Kokoro model: no ${missing} input (it has ${check.inputs.join(', ') || 'none'})`);
+        continue;
+      }
       const bundle = await kokoroBundle(dir, key, path, voicesFiles, problem);
       if (bundle) {
         catalog.models.kokoro.push(bundle);
@@ -185,6 +196,11 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     }
     try {
       const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path);
+      const missing = missingInputs(check.inputs, [['input'], ['input_lengths'], ['scales'], ...(model.speakers.length > 0 ? [['sid']] : [])]);
+      if (missing) {
+        problem(name, `does not match ${name}.json: no ${missing} input (it has ${check.inputs.join(', ') || 'none'})`);
+        continue;
+      }
       catalog.models.piper.push(model);
       catalog.voices.push(...piperVoices(model));
     } catch (err) {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { piperConfig, piperModel, voicesNpz, writeVoicesDir } from '../helpers/onnx-models.ts';
+import { kokoroModel, piperConfig, piperModel, voicesNpz, writeVoicesDir } from '../helpers/onnx-models.ts';
 import { scanVoicesDir } from '../../src/voices/neural-catalog.ts';
 
 function withDir(run: (dir: string) => Promise<void>): () => Promise<void> {
@@ -47,6 +47,12 @@ test('each broken file is one problem with its path and reason; the rest still l
   writeFileSync(join(dir, 'c-badjson.onnx.json'), '{"audio": ');
   writeFileSync(join(dir, 'd-html.onnx'), '<html>Not found</html>');
   writeFileSync(join(dir, 'orphan.onnx.json'), JSON.stringify(piperConfig()));
+  // A Kokoro model saved under a Piper voice's name, with that voice's JSON: the inputs give it away.
+  writeFileSync(join(dir, 'e-swapped.onnx'), kokoroModel());
+  writeFileSync(join(dir, 'e-swapped.onnx.json'), JSON.stringify(piperConfig()));
+  // A single-speaker model whose JSON says it has three speakers (no sid input).
+  writeFileSync(join(dir, 'f-speakers.onnx'), model);
+  writeFileSync(join(dir, 'f-speakers.onnx.json'), JSON.stringify(piperConfig({ speakers: ['a', 'b', 'c'] })));
   writeFileSync(join(dir, 'voices-v1.0.bin'), voicesNpz({ af_alpha: () => 0.1 }).subarray(0, 5000));
   const c = await scanVoicesDir(dir);
   const reasons = Object.fromEntries(c.problems.map((p) => [p.path.slice(dir.length + 1), p.reason]));
@@ -56,7 +62,9 @@ test('each broken file is one problem with its path and reason; the rest still l
   assert.match(reasons['d-html.onnx'], /not an ONNX model|cut off|truncated/);
   assert.match(reasons['orphan.onnx.json'], /no model orphan\.onnx beside it/);
   assert.match(reasons['voices-v1.0.bin'], /npz|zip|truncated/i);
-  assert.equal(c.problems.length, 6);
+  assert.match(reasons['e-swapped.onnx'], /does not match e-swapped\.onnx\.json: no input input/);
+  assert.match(reasons['f-speakers.onnx'], /no sid input/);
+  assert.equal(c.problems.length, 8);
   assert.equal(c.models.piper.length, 2);
   assert.equal(c.models.kokoro.length, 0);
 }));

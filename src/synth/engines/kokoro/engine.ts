@@ -41,7 +41,8 @@ class KokoroEngine implements Engine {
     const style = styleRow(vectors, found.voice, voice.style, tokens.length);
     const padded = [0, ...tokens, 0];
     const results = await session.run({
-      tokens: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [1, padded.length]),
+      // kokoro-onnx's export names it `tokens`, other exports `input_ids`.
+      [session.inputNames.includes('input_ids') ? 'input_ids' : 'tokens']: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [1, padded.length]),
       style: new ort.Tensor('float32', style, [1, style.length]),
       speed: new ort.Tensor('float32', Float32Array.from([rate]), [1]),
     });
