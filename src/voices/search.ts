@@ -48,8 +48,8 @@ const BOOST: Record<Field, number> = {
   description: 0.5,
 };
 
-// flite's voices sound the most natural; among equally good matches they come first.
-const NATURAL_ENGINE_BOOST = 1.25;
+// Neural voices (VOICES_DIR) sound the most natural, then flite's; among equally good matches they come first.
+const NATURAL_ENGINE_BOOST: Readonly<Partial<Record<string, number>>> = { piper: 1.5, kokoro: 1.5, flite: 1.25 };
 
 const tokenize: (text: string) => string[] = MiniSearch.getDefault('tokenize');
 
@@ -148,7 +148,7 @@ export function createVoiceSearch(voices: Iterable<Voice>): VoiceSearch {
   const known = (term: string): boolean => vocabulary.has(term);
   const options = {
     boost: BOOST,
-    boostDocument: (id: unknown) => (byId.get(String(id))?.engine === 'flite' ? NATURAL_ENGINE_BOOST : 1),
+    boostDocument: (id: unknown) => NATURAL_ENGINE_BOOST[byId.get(String(id))?.engine ?? ''] ?? 1,
     prefix: (term: string) => term.length >= 2 && !known(term),
     fuzzy: (term: string) => (known(term) ? false : term.length >= 6 ? 2 : term.length >= 4 ? 1 : false),
   };

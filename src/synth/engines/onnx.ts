@@ -1,5 +1,6 @@
 // onnxruntime-node sessions for the neural engines: one per model file per worker thread, created on first
-// use and kept (a Piper "medium" voice costs ~65-100 MB of a worker's memory, Kokoro v1.0 ~350 MB).
+// use and kept: a model costs a worker roughly its file size (Piper medium ~63 MB, Kokoro v1.0 ~310 MB; see
+// README, Natural voices), and onnxruntime itself ~30 MB once per process.
 import type * as OrtModule from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 
