@@ -75,6 +75,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...(pgSchema ? { DATABASE_URL: TEST_PG_URL } : {}),
     ...(redisPrefix ? { REDIS_URL: TEST_REDIS_URL } : {}),
     DATA_DIR: dataDir,
+    // Hermetic: an operator's ./voices models must not change what the suites see; neural tests pass their own.
+    VOICES_DIR: join(dataDir, 'voices'),
     SMTP_URL: smtpUrl,
     MAIL_FROM: 'Voxsmith <noreply@voxsmith.test>',
     PUBLIC_URL: publicUrl,

@@ -56,8 +56,8 @@ class KokoroEngine implements Engine {
   }
 
   async warmUp(): Promise<void> {
-    const first = neuralModels().kokoro[0];
-    if (first) await phonemize('ready', 'en-us');
+    if (neuralModels().kokoro.length === 0) return;
+    await Promise.all([phonemize('ready', 'en-us'), onnxRuntime()]);
   }
 }
 

@@ -44,7 +44,9 @@ class PiperEngine implements Engine {
     // Sessions load on first use (memory is only spent on voices that are asked for); the phonemizer is
     // shared and small, so it is readied here when any Piper voice exists.
     const first = neuralModels().piper[0];
-    if (first) await phonemize('ready', first.espeakVoice);
+    if (!first) return;
+    // With voices installed, the runtime itself (~30 MB, once per process) loads now rather than on a request.
+    await Promise.all([phonemize('ready', first.espeakVoice), onnxRuntime()]);
   }
 }
 
