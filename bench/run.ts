@@ -56,7 +56,7 @@ const done = (n: number, s: Section) => {
 log('1/7 engines (bench/engines.ts), before the service starts');
 done(1, await engineRtf(SETTINGS.engineRuns));
 
-log('8/8 neural engines on the generated test models, before the service starts');
+log('8 neural engines on the generated test models, before the service starts');
 done(8, await neuralEngines(SETTINGS.engineRuns));
 
 log('starting the service (src/main.ts) with a fresh data folder');

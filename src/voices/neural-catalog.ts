@@ -144,7 +144,7 @@ function missingInputs(inputs: readonly string[], required: readonly (readonly s
   return lacking ? lacking.join('/') : null;
 }
 
-async function isMissing(err: unknown): Promise<boolean> {
+function isMissing(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
 }
 
@@ -155,7 +155,7 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
   try {
     names = (await readdir(dir)).sort();
   } catch (err) {
-    if (await isMissing(err)) return catalog;
+    if (isMissing(err)) return catalog;
     catalog.problems.push({ path: dir, reason: `cannot read the directory: ${err instanceof Error ? err.message : String(err)}` });
     return catalog;
   }
