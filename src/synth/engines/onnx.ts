@@ -11,7 +11,12 @@ const sessions = new Map<string, Promise<InferenceSession>>();
 
 /** The runtime, imported on first use so a worker without neural voices never loads its native library. */
 export function onnxRuntime(): Promise<Ort> {
-  ort ??= import('onnxruntime-node');
+  if (!ort) {
+    const loading = import('onnxruntime-node');
+    // Not cached when it fails, so each request reports the reason rather than a stale rejection.
+    loading.catch(() => (ort = undefined));
+    ort = loading;
+  }
   return ort;
 }
 

@@ -57,7 +57,7 @@ class KokoroEngine implements Engine {
 
   async warmUp(): Promise<void> {
     if (neuralModels().kokoro.length === 0) return;
-    await Promise.all([phonemize('ready', 'en-us'), onnxRuntime()]);
+    await Promise.all([phonemize('ready', 'en-us'), onnxRuntime().catch(() => undefined)]);
   }
 }
 

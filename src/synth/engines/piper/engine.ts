@@ -46,7 +46,8 @@ class PiperEngine implements Engine {
     const first = neuralModels().piper[0];
     if (!first) return;
     // With voices installed, the runtime itself (~30 MB, once per process) loads now rather than on a request.
-    await Promise.all([phonemize('ready', first.espeakVoice), onnxRuntime()]);
+    // A runtime that cannot load fails only the neural requests (with its reason), never the whole pool.
+    await Promise.all([phonemize('ready', first.espeakVoice), onnxRuntime().catch(() => undefined)]);
   }
 }
 
