@@ -258,7 +258,7 @@ describe('other doors', () => {
     assert.deepEqual(words, ['Hello', 'world.', 'Hello', 'again.']);
   });
 
-  test('a long neural stream is cancelled between sentences, and the connection goes on', async () => {
+  test('on the stream, a failing model is an error message and a long stream cancels; the connection goes on', async () => {
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${encodeURIComponent(key)}`);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -277,6 +277,9 @@ describe('other doors', () => {
         await new Promise<void>((resolve) => (notify = resolve));
       }
     };
+    ws.send(JSON.stringify({ type: 'synthesize', text: HELLO, id: 'bad', voice_id: 'piper-en-us-failing-medium' }));
+    const failed = await until((m) => m.id === 'bad' && (m.type === 'error' || m.type === 'done'));
+    assert.equal(failed.type, 'error', 'a model that fails at inference reports an error on the stream');
     const long = Array.from({ length: 40 }, (_, i) => `This is sentence ${i + 1}, which nobody will hear.`).join(' ');
     ws.send(JSON.stringify({ type: 'synthesize', text: long, id: 'long', voice_id: 'kokoro-am-beta' }));
     await until((m) => m.type === 'audio' && m.id === 'long');
