@@ -63,9 +63,9 @@ function amplitude(x: Float32Array): number {
   return Math.sqrt((2 * sum) / mid.length);
 }
 
-/** Piper's ids for an IPA string, written out here independently of the engine: ^, (phoneme, _)..., $. */
+/** Piper's ids for an IPA string, written out here independently of the engine: ^, _, (phoneme, _)..., $. */
 function expectedPiperIds(ipa: string): number[] {
-  const ids = [...TEST_PHONEME_ID_MAP['^']];
+  const ids = [...TEST_PHONEME_ID_MAP['^'], ...TEST_PHONEME_ID_MAP._];
   for (const p of ipa.normalize('NFD')) ids.push(...TEST_PHONEME_ID_MAP[p], ...TEST_PHONEME_ID_MAP._);
   return [...ids, ...TEST_PHONEME_ID_MAP.$];
 }

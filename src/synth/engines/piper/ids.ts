@@ -11,14 +11,15 @@ export interface PiperIds {
 }
 
 /**
- * Piper's id sequence: the BOS ids, then each phoneme's ids followed by the pad ids, then EOS. Phonemes are
+ * Piper's id sequence: the BOS ids and the pad ids, then each phoneme's ids followed by the pad ids, then EOS. Phonemes are
  * the code points of espeak's IPA (decomposed, as Piper splits them); words are separated by " ", clause
  * breaks by ",", and the sentence's own final mark (. ? !) ends it. Phonemes the model does not know are
  * skipped, as Piper does.
  */
 export function piperIds(phonemes: Phonemes, finalMark: string | undefined, map: Readonly<Record<string, number[]>>): PiperIds {
   const pad = map[PIPER_PAD] ?? [];
-  const ids: number[] = [...(map[PIPER_BOS] ?? [])];
+  // piper-phonemize, which the voices were trained with, intersperses the pad after BOS too.
+  const ids: number[] = [...(map[PIPER_BOS] ?? []), ...pad];
   const wordStarts: number[] = [];
   const put = (phoneme: string): void => {
     const mapped = map[phoneme];
