@@ -35,7 +35,7 @@ export function fliteArgs(text: string, voice: VoiceSpec, speed: number): string
   const entry = findFliteVoice(voice.base);
   if (!entry) throw new UnknownVoiceError('flite', voice.base);
   const rate = Math.min(FLITE_MAX_RATE, Math.max(FLITE_MIN_RATE, rateOf(voice, speed)));
-  const args = ['flite', '-voice', entry.base, '--setf', `duration_stretch=${(1 / rate).toFixed(4)}`];
+  const args = ['flite', '-voice', entry.base, '--setf', `duration_stretch=${(entry.defaultStretch / rate).toFixed(4)}`];
   const pitch = voice.controls?.pitchHz;
   if (pitch !== undefined && Number.isFinite(pitch)) {
     args.push('--setf', `int_f0_target_mean=${Math.round(Math.min(400, Math.max(40, pitch)))}`);

@@ -1,21 +1,27 @@
 import type { EngineInfo, EngineVoiceInfo } from '../../engine.ts';
 
 export const FLITE_SAMPLE_RATE = 16000;
-/** duration_stretch = 1 / rate; flite stays intelligible across this whole range. */
+/** duration_stretch = the voice's own stretch / rate; flite stays intelligible across this whole range. */
 export const FLITE_MIN_RATE = 0.25;
 export const FLITE_MAX_RATE = 4;
 
 export interface FliteVoiceEntry extends EngineVoiceInfo {
   sampleRate: number;
+  /**
+   * The duration_stretch the voice sets for itself (flite's voice definitions; measured against Debian's
+   * flite 2.2 by rendering with and without `--setf duration_stretch=1`). Speed 1 means this pace, so the
+   * stretch we pass is this divided by the rate, never a bare 1/rate that overrides it.
+   */
+  defaultStretch: number;
 }
 
 export const FLITE_VOICES: readonly FliteVoiceEntry[] = [
-  { base: 'slt', name: 'CMU US SLT', languages: ['en-us', 'en'], gender: 'female', sampleRate: 16000 },
-  { base: 'awb', name: 'CMU US AWB (Scottish speaker)', languages: ['en-gb-scotland', 'en'], gender: 'male', sampleRate: 16000 },
+  { base: 'slt', name: 'CMU US SLT', languages: ['en-us', 'en'], gender: 'female', sampleRate: 16000, defaultStretch: 1 },
+  { base: 'awb', name: 'CMU US AWB (Scottish speaker)', languages: ['en-gb-scotland', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1 },
   // rms predicts F0 with its own model (spamf0) and ignores int_f0_target_mean: measured 106 Hz at any setting.
-  { base: 'rms', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, controls: ['rate'] },
-  { base: 'kal16', name: 'CMU US KAL (16 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000 },
-  { base: 'kal', name: 'CMU US KAL (8 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 8000 },
+  { base: 'rms', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1, controls: ['rate'] },
+  { base: 'kal16', name: 'CMU US KAL (16 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1.1 },
+  { base: 'kal', name: 'CMU US KAL (8 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 8000, defaultStretch: 1.1 },
 ];
 
 export function findFliteVoice(base: string): FliteVoiceEntry | undefined {
