@@ -68,17 +68,25 @@ export function year(n: number): string {
   return `${below100(hi)} ${below100(lo)}`;
 }
 
+const ORDINAL_FRACTION: Readonly<Record<number, readonly [string, string]>> = { 2: ['half', 'halves'], 4: ['quarter', 'quarters'] };
+
+/** "1/2" -> "one half", "3/4" -> "three quarters", "5/8" -> "five eighths". */
+export function fraction(numerator: number, denominator: number): string {
+  const [one, many] = ORDINAL_FRACTION[denominator] ?? [ordinal(denominator), `${ordinal(denominator)}s`];
+  return `${cardinal(numerator)} ${numerator === 1 ? one : many}`;
+}
+
 /** "zero zero seven". */
 export function digits(s: string): string {
   return [...s].filter((c) => c >= '0' && c <= '9').map((c) => ONES[Number(c)]).join(' ');
 }
 
-/** "3.14" -> "three point one four"; the integer part may carry thousands separators. */
+/** "3.14" -> "three point one four", ".5" -> "point five"; the integer part may carry thousands separators. */
 export function decimal(s: string): string {
   const negative = s.startsWith('-');
   const [int, frac] = s.replace(/^-/, '').replace(/,/g, '').split('.');
-  const whole = int === '' ? 'zero' : integerWords(int);
-  const reading = frac ? `${whole} point ${digits(frac)}` : whole;
+  // A written leading dot is read the way it is written: ".5" is "point five", not "zero point five".
+  const reading = int === '' ? `point ${digits(frac ?? '')}` : frac ? `${integerWords(int)} point ${digits(frac)}` : integerWords(int);
   return negative ? `minus ${reading}` : reading;
 }
 

@@ -26,6 +26,9 @@ const NO_BREAK_AFTER = new Set(
     'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'sr', 'jr', 'vs', 'gen', 'capt', 'lt', 'sgt', 'rev', 'hon', 'mt', 'no', 'nr',
     'hr', 'fr', 'frau', 'herr', 'sra', 'srta', 'dña', 'mme', 'mlle', 'mm', 'z.b', 'u.a', 'bzw', 'ca', 'vgl', 'd.h',
     'e.g', 'i.e', 'cf', 'fig', 'vol', 'pp', 'approx', 'str',
+    // Short weekdays and months ("Mon. Jan. 5"); "sat", "sun", "mar" and "may" are words too, so they may end one.
+    'mon', 'tue', 'tues', 'wed', 'thu', 'thur', 'thurs', 'fri', 'jan', 'feb', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept',
+    'oct', 'nov', 'dec',
   ],
 );
 
