@@ -81,7 +81,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const neural = await scanVoicesDir(config.voicesDir);
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
-  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined, neural: neural.models });
+  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined, neural: neural.models, loudnessTargetLufs: config.loudnessTargetLufs });
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db);
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);

@@ -8,6 +8,7 @@ import { isEnglishVoice, isKnownVoice, loadEngine } from './registry.ts';
 import { concatSamples, fadeEdges, PAUSE_SECONDS, speechBounds } from './shaping.ts';
 import { MAX_SPEED, MIN_SPEED, type SpeechRequest, type WordTiming } from './speech.ts';
 import { prepareText, type Break } from './text/index.ts';
+import { createLevelStage, voiceGain } from './voice-loudness.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 
 /** Encoded output is handed over in pieces of at most this much audio (also the flow-control grain). */
@@ -76,8 +77,13 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
   const pauseScale = 1 / Math.min(3, Math.max(0.5, rateOf(voice, speed)));
   const engine = await loadEngine(voice.engine);
   const sentences = prepareText(req.text, { english: isEnglishVoice(voice) });
+  // Measured (once per voice) before the encoder exists, so a failure leaves nothing to release.
+  const gain = await voiceGain(engine, voice);
   const encoder = await createEncoder(req.format, { buffered: req.buffered === true });
   const outRate = encoder.sampleRate;
+  // Loudness: the voice's own gain toward the target and a true-peak limiter, after resampling (whose
+  // overshoot it also catches).
+  const level = createLevelStage(gain, outRate);
   const aborted = (): boolean => hooks.signal?.aborted === true;
 
   let resampler: Resampler | undefined;
@@ -128,10 +134,11 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
       words.push(...timeWords(r.words, inSeconds + pause / r.rate, start / r.rate, body.length / r.rate));
       inSeconds += input.length / r.rate;
       previous = sentence.break;
-      await sendAudio(resampler.process(input));
+      await sendAudio(level.process(resampler.process(input)));
     }
     if (aborted()) return { seconds: outSamples / outRate, sentences: done, cancelled: true };
-    if (resampler) await sendAudio(resampler.flush());
+    if (resampler) await sendAudio(level.process(resampler.flush()));
+    await sendAudio(level.flush());
     ended = true;
     const last = encoder.end();
     // Whatever is still owed goes out with the last bytes (there are always some for headers/flushes).

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { NeuralModels } from './neural-models.ts';
-import { isWorkerEvent, type SpeakResult, type WorkerTask } from './protocol.ts';
+import { isWorkerEvent, type SpeakResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 export interface PoolOptions {
   /** Threads; default os.availableParallelism(). */
@@ -16,6 +16,8 @@ export interface PoolOptions {
   tasksPerWorker?: number;
   /** The models found in VOICES_DIR, handed to every thread. */
   neural?: NeuralModels;
+  /** Integrated loudness every voice is brought to (each thread measures its voices against it). */
+  loudnessTargetLufs?: number;
 }
 
 export interface PoolStats {
@@ -45,7 +47,7 @@ export class SynthPool {
       concurrentTasksPerWorker: Math.max(1, Math.floor(options.tasksPerWorker ?? 4)),
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: { neural: options.neural },
+      workerData: { neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs } satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;

@@ -2,6 +2,7 @@
 // MessagePort; chunks stream back on it and acks / cancel go the other way, so one request never
 // waits for another and cancelling never kills the worker (piscina's abort would, reloading engines).
 import type { MessagePort } from 'node:worker_threads';
+import type { NeuralModels } from './neural-models.ts';
 import type { EngineId } from './voice-spec.ts';
 import type { SpeechRequest, WordTiming } from './speech.ts';
 
@@ -29,6 +30,13 @@ export interface SpeakTask {
 }
 
 export type WorkerTask = SpeakTask;
+
+/** What every worker thread is started with (piscina's workerData). */
+export interface WorkerSettings {
+  /** The models found in VOICES_DIR. */
+  neural?: NeuralModels;
+  loudnessTargetLufs?: number;
+}
 
 export interface SpeakResult {
   type: 'spoken';

@@ -31,6 +31,8 @@ export interface Synthesizer {
 export interface SynthesizerOptions {
   /** Worker threads; default os.availableParallelism(). */
   workers?: number;
+  /** Integrated loudness every voice is brought to; default -16 LUFS. */
+  loudnessTargetLufs?: number;
   /** Requests one worker interleaves; default 4. */
   tasksPerWorker?: number;
   /** Audio the worker may produce ahead of the consumer; default 2 s. */
@@ -71,7 +73,7 @@ function validate(req: SpeechRequest): void {
 
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
-  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker, neural: options.neural });
+  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker, neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs });
   const maxUnackedSeconds = options.maxUnackedSeconds ?? 2;
   const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
   let nextId = 1;

@@ -1,14 +1,16 @@
 // A piscina worker: loads every engine once when the thread starts, then runs speak tasks, streaming
 // encoded audio back on each task's own MessagePort with credit-based flow control.
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
-import { installNeuralModels, type NeuralModels } from './neural-models.ts';
+import { installNeuralModels } from './neural-models.ts';
 import { renderSpeech, warmUpPipeline } from './pipeline.ts';
-import type { ControlMessage, SpeakResult, StreamMessage, WorkerEvent, WorkerTask } from './protocol.ts';
+import type { ControlMessage, SpeakResult, StreamMessage, WorkerEvent, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
+import { setLoudnessTarget } from './voice-loudness.ts';
 
+const settings = (workerData ?? {}) as WorkerSettings;
 // The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files.
-const data = workerData as { neural?: NeuralModels } | undefined;
-if (data?.neural) installNeuralModels(data.neural);
+if (settings.neural) installNeuralModels(settings.neural);
+if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
 
 function announce(event: WorkerEvent): void {
   parentPort?.postMessage(event);

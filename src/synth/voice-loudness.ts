@@ -1,0 +1,82 @@
+// Even loudness across voices: each voice gets one gain, measured once per worker thread on a fixed
+// reference sentence (integrated loudness toward the target), then a true-peak limiter catches what the
+// gain and the resampler push over the ceiling. A per-voice gain, rather than one measured on each
+// request's own audio, keeps streaming possible (the first sentence goes out before the last is rendered)
+// and keeps a voice at one level across requests, so switching voices mid-conversation does not jump.
+// Measured lazily rather than from a table: clones and bred voices are made at run time and need a gain too.
+import { dbToGain, integratedLoudness } from '../audio/loudness.ts';
+import { createLimiter, type Limiter } from '../audio/limiter.ts';
+import type { Engine } from './engine.ts';
+import { concatSamples, speechBounds } from './shaping.ts';
+import type { VoiceSpec } from './voice-spec.ts';
+
+export const DEFAULT_LOUDNESS_TARGET_LUFS = -16;
+/** −1 dBTP: room for the lossy codecs' own overshoot. */
+export const TRUE_PEAK_CEILING = dbToGain(-1);
+// Phonetically varied, plain words every engine and language voice reads as speech.
+const REFERENCE_TEXT =
+  'The quick brown fox jumps over the lazy dog, while five wizards box jovially at noon. ' +
+  'Please call me back when you hear this message, and have a lovely evening.';
+// A gain this large only meets a broken or silent voice; the limiter would otherwise make noise of it.
+const MAX_GAIN_DB = 24;
+const CACHE_SIZE = 256;
+
+let targetLufs = DEFAULT_LOUDNESS_TARGET_LUFS;
+const gains = new Map<string, Promise<number>>();
+
+/** Sets the loudness every voice is brought to (a worker calls this once, from the configuration). */
+export function setLoudnessTarget(lufs: number): void {
+  if (!Number.isFinite(lufs) || lufs === targetLufs) return;
+  targetLufs = lufs;
+  gains.clear();
+}
+
+async function measure(engine: Engine, voice: VoiceSpec): Promise<number> {
+  const parts: Float32Array[] = [];
+  let rate = engine.info.sampleRate;
+  for await (const chunk of engine.synthesize(REFERENCE_TEXT, voice, { speed: 1 })) {
+    parts.push(chunk.samples);
+    rate = chunk.sampleRate;
+  }
+  const all = concatSamples(parts);
+  const { start, end } = speechBounds(all, rate);
+  const speech = all.subarray(start, end);
+  const lufs = integratedLoudness(speech, rate);
+  if (!Number.isFinite(lufs)) return 1;
+  let db = clampGain(targetLufs - lufs);
+  // A peaky voice raised a lot loses loudness in the limiter (kal16: about 1 LU); the limited
+  // reference is measured again and the gain corrected for what the limiter took.
+  for (let pass = 0; pass < 2; pass++) {
+    const limited = limit(speech, rate, dbToGain(db));
+    const after = integratedLoudness(limited, rate);
+    if (!Number.isFinite(after) || Math.abs(targetLufs - after) < 0.2) break;
+    db = clampGain(db + targetLufs - after);
+  }
+  return dbToGain(db);
+}
+
+const clampGain = (db: number): number => Math.min(MAX_GAIN_DB, Math.max(-MAX_GAIN_DB, db));
+
+function limit(x: Float32Array, rate: number, gain: number): Float32Array {
+  const limiter = createLimiter(rate, TRUE_PEAK_CEILING, gain);
+  return concatSamples([limiter.process(x), limiter.flush()]);
+}
+
+/** The linear gain that brings `voice` to the target loudness; measured on first use, then cached. */
+export function voiceGain(engine: Engine, voice: VoiceSpec): Promise<number> {
+  const key = JSON.stringify([voice.engine, voice.base, voice.variant ?? null, voice.controls ?? null]);
+  let gain = gains.get(key);
+  if (!gain) {
+    gain = measure(engine, voice);
+    // A failed measurement is not remembered: the next request tries again.
+    gain.catch(() => gains.delete(key));
+    if (gains.size >= CACHE_SIZE) gains.delete(gains.keys().next().value as string);
+    gains.set(key, gain);
+  }
+  return gain;
+}
+
+/** The pipeline's level stage for one request: the voice's gain, then the true-peak limiter, at `rate`. */
+export function createLevelStage(gain: number, rate: number): Limiter {
+  return createLimiter(rate, TRUE_PEAK_CEILING, gain);
+}
