@@ -50,6 +50,14 @@ describe('flite specifics', () => {
     assert.equal(toFliteText('naïve 日本'), 'naive   ');
   });
 
+  test("speed scales each voice's own duration stretch (kal16 sets 1.1 for itself)", () => {
+    const stretch = (base: string, speed: number): string | undefined =>
+      fliteArgs('Hello.', { engine: 'flite', base }, speed).find((a) => a.startsWith('duration_stretch='));
+    assert.equal(stretch('kal16', 1), 'duration_stretch=1.1000');
+    assert.equal(stretch('kal16', 2), 'duration_stretch=0.5500');
+    assert.equal(stretch('slt', 1), 'duration_stretch=1.0000');
+  });
+
   test('repeated runs give identical audio (fresh instance per call)', async () => {
     const engine = await loadEngine('flite');
     const voice = { engine: 'flite', base: 'kal16' } as const;
