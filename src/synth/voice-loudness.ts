@@ -62,9 +62,20 @@ function limit(x: Float32Array, rate: number, gain: number): Float32Array {
   return concatSamples([limiter.process(x), limiter.flush()]);
 }
 
+/**
+ * Voices that sound alike in level share a measurement: the rate control does not change loudness, and
+ * pitches within a semitone differ by far less than 1 LU. The forge's fit renders a voice at a few nearby
+ * settings, and would otherwise pay for a reference render at each.
+ */
+function gainKey(voice: VoiceSpec): string {
+  const { rate: _rate, pitchHz, ...rest } = voice.controls ?? {};
+  const pitchStep = pitchHz === undefined ? null : Math.round(12 * Math.log2(pitchHz / 100));
+  return JSON.stringify([voice.engine, voice.base, voice.variant ?? null, pitchStep, rest]);
+}
+
 /** The linear gain that brings `voice` to the target loudness; measured on first use, then cached. */
 export function voiceGain(engine: Engine, voice: VoiceSpec): Promise<number> {
-  const key = JSON.stringify([voice.engine, voice.base, voice.variant ?? null, voice.controls ?? null]);
+  const key = gainKey(voice);
   let gain = gains.get(key);
   if (!gain) {
     gain = measure(engine, voice);
