@@ -26,8 +26,8 @@ export interface Config {
   sessionIdleMs: number;
   sessionMaxMs: number;
   workers: number | null;
-  /** Integrated loudness (LUFS, EBU R128) every voice is brought to. */
-  loudnessTargetLufs: number;
+  /** Integrated loudness (LUFS, EBU R128) every voice is brought to; null keeps each engine's own level. */
+  loudnessTargetLufs: number | null;
   /** Fastify's trustProxy: which proxies may set X-Forwarded-For (client addresses for per-IP limits). */
   trustProxy: boolean | number | string[];
   logLevel: string;
@@ -52,7 +52,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 function decimalNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^-?\d+(\.\d+)?$/.test(raw.trim())) throw new ConfigError(`${name} must be a number, got "${raw}"`);
+  if (!/^-?\d+(\.\d+)?$/.test(raw.trim())) throw new ConfigError(`${name} must be a number or off, got "${raw}"`);
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
@@ -115,7 +115,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sessionMaxMs: int(env, 'SESSION_MAX_DAYS', 30, 1, 3650) * DAY,
     trustProxy: trustProxy(env),
     workers: workersRaw === undefined || workersRaw.trim() === '' ? null : int(env, 'WORKERS', 1, 1, 256),
-    loudnessTargetLufs: decimalNumber(env, 'LOUDNESS_TARGET_LUFS', DEFAULT_LOUDNESS_TARGET_LUFS, -40, -5),
+    loudnessTargetLufs:
+      env.LOUDNESS_TARGET_LUFS?.trim() === 'off' ? null : decimalNumber(env, 'LOUDNESS_TARGET_LUFS', DEFAULT_LOUDNESS_TARGET_LUFS, -40, -5),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
   };
   if (config.sessionIdleMs > config.sessionMaxMs) {

@@ -39,3 +39,11 @@ test('TRUST_PROXY: off by default; true, hop counts and address lists accepted; 
   assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8']);
   assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
 });
+
+test('LOUDNESS_TARGET_LUFS: -16 by default; decimals and off accepted; out of range or garbage refused', () => {
+  assert.equal(loadConfig({}).loudnessTargetLufs, -16);
+  assert.equal(loadConfig({ LOUDNESS_TARGET_LUFS: '-23.5' }).loudnessTargetLufs, -23.5);
+  assert.equal(loadConfig({ LOUDNESS_TARGET_LUFS: 'off' }).loudnessTargetLufs, null);
+  assert.throws(() => loadConfig({ LOUDNESS_TARGET_LUFS: '0' }), /LOUDNESS_TARGET_LUFS must be between/);
+  assert.throws(() => loadConfig({ LOUDNESS_TARGET_LUFS: 'loud' }), /LOUDNESS_TARGET_LUFS must be a number or off/);
+});

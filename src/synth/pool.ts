@@ -16,8 +16,8 @@ export interface PoolOptions {
   tasksPerWorker?: number;
   /** The models found in VOICES_DIR, handed to every thread. */
   neural?: NeuralModels;
-  /** Integrated loudness every voice is brought to (each thread measures its voices against it). */
-  loudnessTargetLufs?: number;
+  /** Integrated loudness every voice is brought to (each thread measures its voices against it); null: off. */
+  loudnessTargetLufs?: number | null;
 }
 
 export interface PoolStats {

@@ -35,7 +35,8 @@ export type WorkerTask = SpeakTask;
 export interface WorkerSettings {
   /** The models found in VOICES_DIR. */
   neural?: NeuralModels;
-  loudnessTargetLufs?: number;
+  /** null: every engine at its own level (the limiter still keeps peaks under the ceiling). */
+  loudnessTargetLufs?: number | null;
 }
 
 export interface SpeakResult {

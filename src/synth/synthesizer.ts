@@ -31,8 +31,8 @@ export interface Synthesizer {
 export interface SynthesizerOptions {
   /** Worker threads; default os.availableParallelism(). */
   workers?: number;
-  /** Integrated loudness every voice is brought to; default -16 LUFS. */
-  loudnessTargetLufs?: number;
+  /** Integrated loudness every voice is brought to; default -16 LUFS; null keeps each engine's own level. */
+  loudnessTargetLufs?: number | null;
   /** Requests one worker interleaves; default 4. */
   tasksPerWorker?: number;
   /** Audio the worker may produce ahead of the consumer; default 2 s. */

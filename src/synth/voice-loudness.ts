@@ -21,17 +21,17 @@ const REFERENCE_TEXT =
 const MAX_GAIN_DB = 24;
 const CACHE_SIZE = 256;
 
-let targetLufs = DEFAULT_LOUDNESS_TARGET_LUFS;
+let targetLufs: number | null = DEFAULT_LOUDNESS_TARGET_LUFS;
 const gains = new Map<string, Promise<number>>();
 
-/** Sets the loudness every voice is brought to (a worker calls this once, from the configuration). */
-export function setLoudnessTarget(lufs: number): void {
-  if (!Number.isFinite(lufs) || lufs === targetLufs) return;
+/** Sets the loudness every voice is brought to, or null for none (a worker calls this once, from the configuration). */
+export function setLoudnessTarget(lufs: number | null): void {
+  if ((lufs !== null && !Number.isFinite(lufs)) || lufs === targetLufs) return;
   targetLufs = lufs;
   gains.clear();
 }
 
-async function measure(engine: Engine, voice: VoiceSpec): Promise<number> {
+async function measure(engine: Engine, voice: VoiceSpec, target: number): Promise<number> {
   const parts: Float32Array[] = [];
   let rate = engine.info.sampleRate;
   for await (const chunk of engine.synthesize(REFERENCE_TEXT, voice, { speed: 1 })) {
@@ -43,14 +43,14 @@ async function measure(engine: Engine, voice: VoiceSpec): Promise<number> {
   const speech = all.subarray(start, end);
   const lufs = integratedLoudness(speech, rate);
   if (!Number.isFinite(lufs)) return 1;
-  let db = clampGain(targetLufs - lufs);
+  let db = clampGain(target - lufs);
   // A peaky voice raised a lot loses loudness in the limiter (kal16: about 1 LU); the limited
   // reference is measured again and the gain corrected for what the limiter took.
   for (let pass = 0; pass < 2; pass++) {
     const limited = limit(speech, rate, dbToGain(db));
     const after = integratedLoudness(limited, rate);
-    if (!Number.isFinite(after) || Math.abs(targetLufs - after) < 0.2) break;
-    db = clampGain(db + targetLufs - after);
+    if (!Number.isFinite(after) || Math.abs(target - after) < 0.2) break;
+    db = clampGain(db + target - after);
   }
   return dbToGain(db);
 }
@@ -75,10 +75,11 @@ function gainKey(voice: VoiceSpec): string {
 
 /** The linear gain that brings `voice` to the target loudness; measured on first use, then cached. */
 export function voiceGain(engine: Engine, voice: VoiceSpec): Promise<number> {
+  if (targetLufs === null) return Promise.resolve(1);
   const key = gainKey(voice);
   let gain = gains.get(key);
   if (!gain) {
-    gain = measure(engine, voice);
+    gain = measure(engine, voice, targetLufs);
     // A failed measurement is not remembered: the next request tries again.
     gain.catch(() => gains.delete(key));
     if (gains.size >= CACHE_SIZE) gains.delete(gains.keys().next().value as string);

@@ -26,7 +26,8 @@ const dir = mkdtempSync(join(tmpdir(), 'voxsmith-voices-'));
 
 before(async () => {
   writeVoicesDir(dir, { broken: true });
-  s = await startServer({ env: { VOICES_DIR: dir, WORKERS: '1' } });
+  // The test models write their inputs into the amplitude: the loudness stage must leave their level alone.
+  s = await startServer({ env: { VOICES_DIR: dir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' } });
   ({ key } = await s.newKey('neural@example.com'));
 });
 after(async () => {
