@@ -4,9 +4,7 @@ import type { Mailer } from './accounts/mailer.ts';
 import type { SessionService } from './accounts/sessions.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
-// TODO(domain): the metrics registry moves out of http/; then this import and its exemption go.
-// eslint-disable-next-line no-restricted-imports
-import type { Metrics } from './http/plugins/metrics.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';

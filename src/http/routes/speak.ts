@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import { FORMATS } from '../../audio/encoders/index.ts';
 import type { SpeechChunk, SpeechRequest } from '../../synth/synthesizer.ts';
 import { requireAuth } from '../plugins/auth.ts';
-import type { SpeechEndpoint } from '../plugins/metrics.ts';
+import type { SpeechEndpoint } from '../../metrics/metrics.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { keyIdOf, type Principal } from '../types.ts';
 import { resolveSpeechRequest, SPEED_MAX, SPEED_MIN } from '../speech-request.ts';

@@ -1,0 +1,183 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolStats } from '../synth/pool.ts';
+import type { SpeechChunk } from '../synth/synthesizer.ts';
+
+/** Where a synthesis was asked for: the label that tells the three front doors apart. */
+export type SpeechEndpoint = 'speak' | 'stream' | 'openai';
+
+export interface SpeechLabels {
+  endpoint: SpeechEndpoint;
+  engine: string;
+  characters: number;
+}
+
+/** Route label for requests no route matched: one series, not one per probed path. */
+const UNMATCHED = 'unmatched';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const FIRST_AUDIO_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5, 10];
+const SYNTHESIS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/**
+ * Every number the service exports, in its own registry (several apps in one process, as in tests, must
+ * not share counters). Callers report through the small observe methods; gauges read their sources at scrape time.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly synthesisRequests: Counter<'endpoint' | 'engine' | 'outcome'>;
+  private readonly characters: Counter<'endpoint' | 'engine'>;
+  private readonly synthesisSeconds: Histogram<'endpoint' | 'engine'>;
+  private readonly firstAudio: Histogram<'endpoint' | 'engine'>;
+  private readonly refusals: Counter<'policy'>;
+  private poolSource: (() => PoolStats) | null = null;
+  private streamSource: (() => number) | null = null;
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'voxsmith_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'voxsmith_http_request_duration_seconds',
+      help: 'Time from request to the last byte of the response, by route pattern, method and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.synthesisRequests = new Counter({
+      name: 'voxsmith_synthesis_requests_total',
+      help: 'Syntheses by endpoint, engine and outcome (ok, error, cancelled)',
+      labelNames: ['endpoint', 'engine', 'outcome'],
+      registers,
+    });
+    this.characters = new Counter({
+      name: 'voxsmith_synthesis_characters_total',
+      help: 'Characters of text synthesized to the end, by endpoint and engine',
+      labelNames: ['endpoint', 'engine'],
+      registers,
+    });
+    this.synthesisSeconds = new Histogram({
+      name: 'voxsmith_synthesis_seconds',
+      help: 'Wall-clock seconds from asking for a synthesis to its last chunk, by endpoint and engine',
+      labelNames: ['endpoint', 'engine'],
+      buckets: SYNTHESIS_BUCKETS,
+      registers,
+    });
+    this.firstAudio = new Histogram({
+      name: 'voxsmith_time_to_first_audio_seconds',
+      help: 'Seconds from asking for a synthesis to its first audio chunk (queueing included), by endpoint and engine',
+      labelNames: ['endpoint', 'engine'],
+      buckets: FIRST_AUDIO_BUCKETS,
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'voxsmith_rate_limited_total',
+      help: 'Requests refused by a rate limit, by policy (api, login, login-address, stream-queue)',
+      labelNames: ['policy'],
+      registers,
+    });
+    const self = this;
+    new Gauge({
+      name: 'voxsmith_synthesis_queue_depth',
+      help: 'Synthesis tasks waiting for a worker',
+      registers,
+      collect() {
+        this.set(self.poolSource?.().queued ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_running',
+      help: 'Synthesis tasks being rendered by a worker now',
+      registers,
+      collect() {
+        this.set(self.poolSource?.().running ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_workers',
+      help: 'Worker threads in the synthesis pool',
+      registers,
+      collect() {
+        this.set(self.poolSource?.().workers ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_websocket_streams_active',
+      help: 'Open WebSocket streams (/v1/ws/stream)',
+      registers,
+      collect() {
+        this.set(self.streamSource?.() ?? 0);
+      },
+    });
+  }
+
+  /** The worker pool whose queue the gauges report. */
+  watchPool(stats: () => PoolStats): void {
+    this.poolSource = stats;
+  }
+
+  /** The set of open WebSocket streams (it lives in the stream plugin's own context). */
+  watchStreams(count: () => number): void {
+    this.streamSource = count;
+  }
+
+  observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+    const labels = { method, route: route ?? UNMATCHED, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  observeFirstAudio(endpoint: SpeechEndpoint, engine: string, seconds: number): void {
+    this.firstAudio.observe({ endpoint, engine }, seconds);
+  }
+
+  observeSynthesis(endpoint: SpeechEndpoint, engine: string, characters: number, seconds: number): void {
+    this.characters.inc({ endpoint, engine }, characters);
+    this.synthesisSeconds.observe({ endpoint, engine }, seconds);
+  }
+
+  rateLimited(policy: string): void {
+    this.refusals.inc({ policy });
+  }
+
+  /**
+   * Passes the chunks through unchanged, timing the first audible one and the whole synthesis. Breaking
+   * off or throwing still ends the inner iteration (for-await closes it), so cancellation reaches the worker.
+   */
+  async *meterSpeech(chunks: AsyncIterable<SpeechChunk>, labels: SpeechLabels): AsyncIterable<SpeechChunk> {
+    const { endpoint, engine } = labels;
+    const started = performance.now();
+    let first = true;
+    let outcome: 'ok' | 'error' | 'cancelled' = 'cancelled';
+    try {
+      for await (const chunk of chunks) {
+        if (first && chunk.bytes.length > 0) {
+          first = false;
+          this.observeFirstAudio(endpoint, engine, (performance.now() - started) / 1000);
+        }
+        yield chunk;
+      }
+      outcome = 'ok';
+      this.observeSynthesis(endpoint, engine, labels.characters, (performance.now() - started) / 1000);
+    } catch (err) {
+      outcome = isAbort(err) ? 'cancelled' : 'error';
+      throw err;
+    } finally {
+      this.synthesisRequests.inc({ endpoint, engine, outcome });
+    }
+  }
+
+  async render(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+}
