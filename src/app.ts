@@ -105,8 +105,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     mailer,
     users: new UserService(db),
     magicLinks: new MagicLinkService(db, config.magicLinkTtlMs),
-    sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs),
-    apiKeys: new ApiKeyService(db),
+    sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
+    apiKeys: new ApiKeyService(db, store.dialect, sharedState),
     usage: new UsageService(db),
     metrics,
   };

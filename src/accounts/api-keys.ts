@@ -1,4 +1,6 @@
-import type { Db } from '../store/database.ts';
+import { AppError } from '../errors.ts';
+import type { Db, Dialect } from '../store/database.ts';
+import type { SharedState } from '../store/shared-state/shared-state.ts';
 import { generateKey, maskKey, parseKey } from './api-key-format.ts';
 import { digestsEqual, sha256Hex } from './secrets.ts';
 
@@ -24,16 +26,59 @@ export interface KeyPrincipal {
 
 const LAST_USED_INTERVAL_MS = 60_000;
 
-export class ApiKeyService {
-  constructor(private readonly db: Db) {}
+/** Live (unrevoked) keys one account may hold. */
+export const MAX_KEYS_PER_USER = 50;
 
-  async create(userId: string, name: string): Promise<CreatedKey> {
+export class ApiKeyService {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    /** Revocations are broadcast here so every node closes the key's open streams at once. */
+    private readonly events: Pick<SharedState, 'publish'>,
+  ) {}
+
+  /**
+   * Creates a key unless the account already holds MAX_KEYS_PER_USER live ones. The count and the insert
+   * are one conditional INSERT … SELECT … WHERE count < cap, so no second creation can slip in between.
+   * That alone is atomic on SQLite, which runs one writer at a time. PostgreSQL (READ COMMITTED) lets two
+   * such statements count in parallel snapshots, so there the user's row is locked first (FOR UPDATE):
+   * concurrent creations for one account queue on it, and each statement, started after the previous
+   * holder committed, counts that holder's key.
+   */
+  async create(userId: string, rawName: string): Promise<CreatedKey> {
+    const name = rawName.trim();
+    if (name.length === 0) throw new AppError('validation', 'name must not be empty');
     const { key, id, secret } = generateKey();
     const created_at = new Date().toISOString();
-    await this.db
-      .insertInto('api_keys')
-      .values({ id, user_id: userId, name, secret_hash: sha256Hex(secret), last4: key.slice(-4), created_at, last_used: null, revoked_at: null })
-      .execute();
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      if (this.dialect === 'postgres') {
+        await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+      }
+      const result = await trx
+        .insertInto('api_keys')
+        .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at'])
+        .expression(
+          trx
+            .selectNoFrom((eb) => [
+              eb.val(id).as('id'),
+              eb.val(userId).as('user_id'),
+              eb.val(name).as('name'),
+              eb.val(sha256Hex(secret)).as('secret_hash'),
+              eb.val(key.slice(-4)).as('last4'),
+              eb.val(created_at).as('created_at'),
+            ])
+            .where((eb) =>
+              eb(
+                eb.selectFrom('api_keys').select((c) => c.fn.countAll().as('live')).where('user_id', '=', userId).where('revoked_at', 'is', null),
+                '<',
+                MAX_KEYS_PER_USER,
+              ),
+            ),
+        )
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    });
+    if (!inserted) throw new AppError('validation', `At most ${MAX_KEYS_PER_USER} active keys per account; revoke one first`);
     return { key, id, name, created_at };
   }
 
@@ -48,7 +93,10 @@ export class ApiKeyService {
     return rows.map((r) => ({ id: r.id, name: r.name, masked_key: maskKey(r.last4), created_at: r.created_at, last_used: r.last_used }));
   }
 
-  /** Revokes the caller's own key; false when the id names no live key of theirs. */
+  /**
+   * Revokes the caller's own key and tells every node, so streams opened with it close at once; false
+   * when the id names no live key of theirs (then nothing is broadcast).
+   */
   async revoke(userId: string, keyId: string): Promise<boolean> {
     const result = await this.db
       .updateTable('api_keys')
@@ -57,7 +105,9 @@ export class ApiKeyService {
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (result.numUpdatedRows === 0n) return false;
+    await this.events.publish({ type: 'key-revoked', keyId });
+    return true;
   }
 
   /** Resolves a presented key; null for malformed, unknown and revoked keys alike. */

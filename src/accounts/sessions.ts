@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.ts';
+import type { SharedState } from '../store/shared-state/shared-state.ts';
 import { randomToken, sha256Hex } from './secrets.ts';
 
 export interface ActiveSession {
@@ -14,6 +15,8 @@ export class SessionService {
     private readonly db: Db,
     private readonly idleMs: number,
     private readonly maxMs: number,
+    /** Sign-outs are broadcast here so every node closes the session's open streams at once. */
+    private readonly events: Pick<SharedState, 'publish'>,
   ) {}
 
   get maxAgeSeconds(): number {
@@ -63,7 +66,9 @@ export class SessionService {
     return Date.parse(row.expires_at) > now && Date.parse(row.last_seen_at) + this.idleMs > now;
   }
 
+  /** Ends the session (sign-out) and tells every node, so streams opened with it close at once. */
   async destroy(idHash: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+    await this.events.publish({ type: 'session-ended', idHash });
   }
 }

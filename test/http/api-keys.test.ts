@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAX_KEYS_PER_USER } from '../../src/accounts/api-keys.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -91,6 +92,25 @@ describe('API keys: errors', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
     }
+  });
+
+  test(`the cap of ${MAX_KEYS_PER_USER} live keys holds under concurrent creations; revoking frees a place`, async () => {
+    const { cookie } = await s.signIn('cap@example.com');
+    const create = (name: string) => s.request('/api/auth/api-keys', { json: { name }, cookie, sameOrigin: true });
+    for (let i = 0; i < MAX_KEYS_PER_USER - 4; i++) assert.equal((await create(`k${i}`)).status, 201);
+    const racing = await Promise.all(Array.from({ length: 12 }, (_, i) => create(`race${i}`)));
+    assert.deepEqual(racing.map((r) => r.status).sort(), [...Array(4).fill(201), ...Array(8).fill(400)]);
+    for (const res of racing.filter((r) => r.status === 400)) {
+      const body = (await res.json()) as { error: string; code: string };
+      assert.equal(body.code, 'validation');
+      assert.match(body.error, new RegExp(`At most ${MAX_KEYS_PER_USER} active keys`));
+    }
+    const list = (await (await s.request('/api/auth/api-keys', { cookie })).json()) as KeyList;
+    assert.equal(list.keys.length, MAX_KEYS_PER_USER);
+    const revoked = await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: list.keys[0].id }, cookie, sameOrigin: true });
+    assert.equal(revoked.status, 200);
+    assert.equal((await create('after revoke')).status, 201);
+    assert.equal((await create('one too many')).status, 400);
   });
 
   test('revoke without key_id is 400; unknown key id is 404', async () => {

@@ -3,15 +3,23 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiKeyService } from '../../src/accounts/api-keys.ts';
+import { ApiKeyService, MAX_KEYS_PER_USER } from '../../src/accounts/api-keys.ts';
 import { MagicLinkService } from '../../src/accounts/magic-links.ts';
 import { SessionService } from '../../src/accounts/sessions.ts';
 import { UsageService } from '../../src/accounts/usage.ts';
 import { UserService } from '../../src/accounts/users.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
+import type { SharedEvent } from '../../src/store/shared-state/shared-state.ts';
 import { dropSchema, randomSchema, TEST_PG_URL } from '../helpers/stores.ts';
 
 // Every repository query, and the writes that must be atomic under concurrency, on both dialects.
+
+/** Stands in for the shared state's broadcast channel: records what the services announce. */
+function recorder(): { events: SharedEvent[]; publish(event: SharedEvent): Promise<void> } {
+  const events: SharedEvent[] = [];
+  return { events, publish: async (event) => void events.push(event) };
+}
+
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
   for (const cleanup of cleanups) await cleanup();
@@ -79,9 +87,10 @@ for (const [name, make] of dialects) {
     });
 
     test('API keys: create, authenticate, list; of 10 concurrent revokes exactly one succeeds', async () => {
-      const { db } = await make();
+      const { db, dialect } = await make();
       const user = await new UserService(db).findOrCreate('keys@example.com');
-      const keys = new ApiKeyService(db);
+      const broadcast = recorder();
+      const keys = new ApiKeyService(db, dialect, broadcast);
       const created = await keys.create(user.id, 'laptop');
       assert.deepEqual(await keys.authenticate(created.key), { keyId: created.id, userId: user.id });
       const [listed] = await keys.list(user.id);
@@ -90,15 +99,38 @@ for (const [name, make] of dialects) {
       assert.equal(await keys.isActive(created.id), true);
       const revokes = await Promise.all(Array.from({ length: 10 }, () => keys.revoke(user.id, created.id)));
       assert.equal(revokes.filter(Boolean).length, 1);
+      assert.deepEqual(broadcast.events, [{ type: 'key-revoked', keyId: created.id }], 'the one revocation that happened is broadcast once');
       assert.equal(await keys.authenticate(created.key), null);
       assert.equal(await keys.isActive(created.id), false);
       assert.deepEqual(await keys.list(user.id), []);
     });
 
+    test(`API keys: 12 concurrent creations with 5 places left under the cap of ${MAX_KEYS_PER_USER} make exactly 5`, async () => {
+      const { db, dialect } = await make();
+      const users = new UserService(db);
+      const user = await users.findOrCreate('cap@example.com');
+      const other = await users.findOrCreate('cap-other@example.com');
+      const keys = new ApiKeyService(db, dialect, recorder());
+      for (let i = 0; i < MAX_KEYS_PER_USER - 5; i++) await keys.create(user.id, `k${i}`);
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => keys.create(user.id, `race${i}`)));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
+      for (const r of results) {
+        if (r.status === 'rejected') assert.match(String(r.reason), new RegExp(`At most ${MAX_KEYS_PER_USER} active keys`));
+      }
+      assert.equal((await keys.list(user.id)).length, MAX_KEYS_PER_USER);
+      // The cap counts live keys of one account: another account is unaffected, a revocation frees a place.
+      assert.ok(await keys.create(other.id, 'mine'));
+      const [first] = await keys.list(user.id);
+      assert.equal(await keys.revoke(user.id, first.id), true);
+      assert.ok(await keys.create(user.id, 'after revoke'));
+      await assert.rejects(keys.create(user.id, 'one too many'), /At most/);
+    });
+
     test('sessions: create, resolve, touch after a minute, expire, destroy', async () => {
       const { db } = await make();
       const user = await new UserService(db).findOrCreate('sess@example.com');
-      const sessions = new SessionService(db, 3_600_000, 86_400_000);
+      const broadcast = recorder();
+      const sessions = new SessionService(db, 3_600_000, 86_400_000, broadcast);
       const id = await sessions.create(user.id);
       const active = await sessions.resolve(id);
       assert.equal(active?.userId, user.id);
@@ -109,6 +141,7 @@ for (const [name, make] of dialects) {
       assert.ok(row.last_seen_at > stale, 'idle clock refreshed');
       await sessions.destroy(active?.idHash ?? '');
       assert.equal(await sessions.resolve(id), null);
+      assert.deepEqual(broadcast.events, [{ type: 'session-ended', idHash: active?.idHash }], 'sign-out is broadcast');
       const other = await sessions.create(user.id);
       await db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1).toISOString() }).execute();
       assert.equal(await sessions.resolve(other), null);

@@ -5,8 +5,6 @@ import { AppError } from '../../errors.ts';
 import { requireAuth } from '../plugins/auth.ts';
 import type { Principal } from '../types.ts';
 
-const MAX_KEYS_PER_USER = 50;
-
 const KeyId = Type.String({ minLength: 1, maxLength: 64 });
 
 const KeyList = Type.Object({
@@ -28,7 +26,7 @@ function principalOf(p: Principal | null): Principal {
 
 export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { apiKeys, sharedState } = app.services;
+  const { apiKeys } = app.services;
 
   r.post(
     '/api/auth/api-keys',
@@ -52,14 +50,9 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { userId } = principalOf(request.principal);
-      const name = request.body.name.trim();
-      if (name.length === 0) throw new AppError('validation', 'name must not be empty');
-      if ((await apiKeys.list(userId)).length >= MAX_KEYS_PER_USER) {
-        throw new AppError('validation', `At most ${MAX_KEYS_PER_USER} active keys per account; revoke one first`);
-      }
+      const created = await apiKeys.create(principalOf(request.principal).userId, request.body.name);
       reply.header('Cache-Control', 'no-store');
-      return reply.status(201).send(await apiKeys.create(userId, name));
+      return reply.status(201).send(created);
     },
   );
 
@@ -83,7 +76,6 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
       const keyId = request.body?.key_id ?? request.query.key_id;
       if (!keyId) throw new AppError('validation', 'key_id is required (JSON body or query string)');
       if (!(await apiKeys.revoke(principalOf(request.principal).userId, keyId))) throw new AppError('key_not_found');
-      await sharedState.publish({ type: 'key-revoked', keyId });
       return { id: keyId, revoked: true };
     },
   );

@@ -114,7 +114,6 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
     checkOrigin(app, request);
     await sessions.destroy(p.sessionIdHash);
-    await app.services.sharedState.publish({ type: 'session-ended', idHash: p.sessionIdHash });
     reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
     return { message: 'Signed out' };
     },
