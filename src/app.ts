@@ -9,6 +9,7 @@ import { ApiKeyService } from './accounts/api-keys.ts';
 import { MagicLinkService } from './accounts/magic-links.ts';
 import { OutboxMailer, SmtpMailer, type Mailer } from './accounts/mailer.ts';
 import { SessionService } from './accounts/sessions.ts';
+import { SignInService } from './accounts/sign-in.ts';
 import { UsageService } from './accounts/usage.ts';
 import { UserService } from './accounts/users.ts';
 import { openStore } from './store/database.ts';
@@ -88,6 +89,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());
+  const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
   return {
@@ -104,7 +106,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     ],
     mailer,
     users: new UserService(db),
-    magicLinks: new MagicLinkService(db, config.magicLinkTtlMs),
+    magicLinks,
+    signIn: new SignInService(magicLinks, mailer, config.publicUrl),
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
     apiKeys: new ApiKeyService(db, store.dialect, sharedState),
     usage: new UsageService(db),

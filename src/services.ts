@@ -2,6 +2,7 @@ import type { ApiKeyService } from './accounts/api-keys.ts';
 import type { MagicLinkService } from './accounts/magic-links.ts';
 import type { Mailer } from './accounts/mailer.ts';
 import type { SessionService } from './accounts/sessions.ts';
+import type { SignInService } from './accounts/sign-in.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -33,6 +34,8 @@ export interface Services {
   mailer: Mailer;
   users: UserService;
   magicLinks: MagicLinkService;
+  /** Issues sign-in links and mails them. */
+  signIn: SignInService;
   sessions: SessionService;
   apiKeys: ApiKeyService;
   usage: UsageService;

@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from './secrets.ts';
 export class MagicLinkService {
   constructor(
     private readonly db: Db,
-    private readonly ttlMs: number,
+    readonly ttlMs: number,
   ) {}
 
   async issue(email: string): Promise<string> {

@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import WebSocket from 'ws';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -72,6 +74,32 @@ describe('magic-link sign-in: happy path', () => {
     assert.deepEqual(await session.json(), { user: null });
     const again = await s.request('/api/auth/logout', { method: 'POST', cookie, sameOrigin: true });
     assert.equal(again.status, 401, 'the old cookie value no longer works');
+  });
+  test('the mail carries the subject, the verify link and the lifetime the answer states', async () => {
+    const n = s.mail.messages.length;
+    const login = await s.request('/api/auth/login', { json: { email: 'wording@example.com' } });
+    const { message } = (await login.json()) as { message: string };
+    const minutes = /expires in (\d+) minutes/.exec(message)?.[1];
+    assert.ok(minutes, message);
+    const token = await s.mail.tokenFor('wording@example.com', n);
+    const mail = s.mail.messages.slice(n).find((m) => m.to.includes('wording@example.com'));
+    const raw = (mail?.raw ?? '').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    assert.match(raw, /^Subject: Your Voxsmith sign-in link\r?$/m);
+    assert.ok(raw.includes(`http://voxsmith.test/verify?token=${token}`), 'the link points at the verify page of PUBLIC_URL');
+    assert.ok(raw.includes(`expires in ${minutes} minutes`), 'the mail and the answer state the same lifetime');
+    assert.match(raw, /Content-Type: text\/html/i, 'an HTML part too');
+  });
+
+  test('logout closes the session\'s open WebSocket stream (1008)', async () => {
+    const { cookie } = await s.signIn('stream-logout@example.com');
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream`, { headers: { cookie, origin: s.origin } });
+    await once(ws, 'open');
+    const closed = once(ws, 'close') as Promise<[number, Buffer]>;
+    const out = await s.request('/api/auth/logout', { method: 'POST', cookie, sameOrigin: true });
+    assert.equal(out.status, 200);
+    // The bound only keeps a missing close from hanging the suite.
+    const [code] = await Promise.race([closed, new Promise<[number]>((resolve) => setTimeout(() => resolve([-1]), 5000).unref())]);
+    assert.equal(code, 1008);
   });
 });
 
@@ -206,5 +234,23 @@ describe('magic-link sign-in: security', () => {
     assert.ok(log.includes('/verify'), 'the request was logged');
     assert.ok(!log.includes(token), 'magic token in log');
     assert.ok(!log.includes(sessionId), 'session id in log');
+  });
+});
+
+describe('magic-link sign-in: mail server down', () => {
+  test('login answers 503 mail_unavailable and logs why', async () => {
+    // Port 1 on loopback: nothing listens, so the mail transport fails at once.
+    const down = await startServer({ env: { SMTP_URL: 'smtp://127.0.0.1:1' } });
+    try {
+      const res = await down.request('/api/auth/login', { json: { email: 'nomail@example.com' } });
+      assert.equal(res.status, 503);
+      const body = (await res.json()) as { code: string; error: string };
+      assert.equal(body.code, 'mail_unavailable');
+      const line = down.logs.find((l) => l.includes('sending the sign-in mail failed'));
+      assert.ok(line, 'the failure is logged');
+      assert.match(line, /ECONNREFUSED|connect/i);
+    } finally {
+      await down.close();
+    }
   });
 });

@@ -3,23 +3,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { sha256Hex } from '../../accounts/secrets.ts';
+import { normalizeEmail, SignInMailError } from '../../accounts/sign-in.ts';
 import { checkOrigin, SESSION_COOKIE } from '../plugins/auth.ts';
 import { enforce } from '../plugins/rate-limit.ts';
 
 const HOUR = 3_600_000;
-// Deliberately loose: one @, no spaces, a dot in the domain. The mail server is the real judge.
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
-
 const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), plan: Type.String() });
-
-export function normalizeEmail(raw: string): string | null {
-  const email = raw.trim().toLowerCase();
-  return email.length <= 254 && EMAIL.test(email) ? email : null;
-}
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { magicLinks, users, sessions, mailer } = app.services;
+  const { magicLinks, users, sessions, signIn } = app.services;
 
   const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
     reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
@@ -41,21 +34,14 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       const email = normalizeEmail(request.body.email);
       if (!email) throw new AppError('validation', 'email must be a valid e-mail address');
       await enforce(app, reply, `login:addr:${sha256Hex(email)}`, app.config.loginAddressLimitPerHour, HOUR, 'login-address');
-      const token = await magicLinks.issue(email);
-      const link = new URL('verify', app.config.publicUrl.href.endsWith('/') ? app.config.publicUrl : `${app.config.publicUrl.href}/`);
-      link.searchParams.set('token', token);
-      const minutes = Math.round(app.config.magicLinkTtlMs / 60_000);
       try {
-        await mailer.send({
-          to: email,
-          subject: 'Your Voxsmith sign-in link',
-          text: `Sign in to Voxsmith:\n\n${link.href}\n\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.\n`,
-          html: `<p>Sign in to Voxsmith:</p><p><a href="${link.href}">Sign in</a></p><p>The link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.</p>`,
-        });
+        await signIn.requestSignIn(email);
       } catch (err) {
-        request.log.error({ err: { message: (err as Error).message } }, 'sending the sign-in mail failed');
+        if (!(err instanceof SignInMailError)) throw err;
+        request.log.error({ err: { message: err.reason } }, 'sending the sign-in mail failed');
         throw new AppError('mail_unavailable');
       }
+      const minutes = signIn.linkMinutes;
       // The same answer for every address, known or not.
       return { message: `If ${email} can receive mail, a sign-in link is on its way. It works once and expires in ${minutes} minutes.` };
     },
