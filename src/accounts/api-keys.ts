@@ -41,9 +41,10 @@ export class ApiKeyService {
    * Creates a key unless the account already holds MAX_KEYS_PER_USER live ones. The count and the insert
    * are one conditional INSERT … SELECT … WHERE count < cap, so no second creation can slip in between.
    * That alone is atomic on SQLite, which runs one writer at a time. PostgreSQL (READ COMMITTED) lets two
-   * such statements count in parallel snapshots, so there the user's row is locked first (FOR UPDATE):
-   * concurrent creations for one account queue on it, and each statement, started after the previous
-   * holder committed, counts that holder's key.
+   * such statements count in parallel snapshots, so there the user's row is locked first: concurrent
+   * creations for one account queue on it, and each statement, started after the previous holder
+   * committed, counts that holder's key. FOR NO KEY UPDATE rather than FOR UPDATE, so foreign-key checks
+   * on the user (a session being created meanwhile) are not held up by it.
    */
   async create(userId: string, rawName: string): Promise<CreatedKey> {
     const name = rawName.trim();
@@ -52,7 +53,7 @@ export class ApiKeyService {
     const created_at = new Date().toISOString();
     const inserted = await this.db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') {
-        await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+        await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
       }
       const result = await trx
         .insertInto('api_keys')
