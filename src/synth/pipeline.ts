@@ -6,7 +6,7 @@ import type { Engine, EngineWord } from './engine.ts';
 import { rateOf, UnknownVoiceError } from './engine.ts';
 import { isEnglishVoice, isKnownVoice, loadEngine } from './registry.ts';
 import { concatSamples, fadeEdges, PAUSE_SECONDS, speechBounds } from './shaping.ts';
-import { MAX_SPEED, MIN_SPEED, type SpeechRequest, type WordTiming } from './speech.ts';
+import { SPEED_MAX, SPEED_MIN, type SpeechRequest, type WordTiming } from './speech.ts';
 import { prepareText, type Break } from './text/index.ts';
 import { createLevelStage, voiceGain } from './voice-loudness.ts';
 import type { VoiceSpec } from './voice-spec.ts';
@@ -35,7 +35,7 @@ export interface RenderResult {
 
 export function clampSpeed(speed: number): number {
   if (!Number.isFinite(speed)) return 1;
-  return Math.min(MAX_SPEED, Math.max(MIN_SPEED, speed));
+  return Math.min(SPEED_MAX, Math.max(SPEED_MIN, speed));
 }
 
 interface Rendered {

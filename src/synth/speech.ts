@@ -1,13 +1,14 @@
 // The request and chunk shapes of the synthesis pipeline, shared by the main thread and the workers.
 import type { EncodeFormat } from '../audio/encoders/index.ts';
 import type { VoiceSpec } from './voice-spec.ts';
+import type { WordTiming } from '../schemas/speech.ts';
 
 export type OutputFormat = EncodeFormat;
 
 export interface SpeechRequest {
   text: string;
   voice: VoiceSpec;
-  /** 0.25..4 (clamped); 1 is the voice's normal rate. */
+  /** SPEED_MIN..SPEED_MAX (clamped); 1 is the voice's normal rate. */
   speed: number;
   format: OutputFormat;
   /**
@@ -17,12 +18,7 @@ export interface SpeechRequest {
   buffered?: boolean;
 }
 
-/** A word and when it is heard, in seconds from the start of the stream. */
-export interface WordTiming {
-  word: string;
-  start: number;
-  end: number;
-}
+export type { WordTiming } from '../schemas/speech.ts';
 
 export interface SpeechChunk {
   bytes: Uint8Array;
@@ -30,5 +26,5 @@ export interface SpeechChunk {
   words?: WordTiming[];
 }
 
-export const MIN_SPEED = 0.25;
-export const MAX_SPEED = 4;
+/** The speed bounds the pipeline clamps to: the API's, from the one place they are written. */
+export { SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';

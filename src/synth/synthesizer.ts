@@ -6,11 +6,10 @@ import { installNeuralModels, type NeuralModels } from './neural-models.ts';
 import { SynthPool, type PoolStats } from './pool.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
-import { MAX_SPEED, MIN_SPEED, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
+import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
 
 export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
 export type { EngineInfo } from './engine.ts';
-export { MAX_SPEED, MIN_SPEED } from './speech.ts';
 
 export interface Synthesizer {
   /** Metadata only: no engine module is loaded on this thread. */
@@ -63,8 +62,8 @@ export function sampleRateOf(format: OutputFormat): number {
 function validate(req: SpeechRequest): void {
   if (typeof req.text !== 'string') throw new TypeError('text must be a string');
   if (!isEncodeFormat(req.format)) throw new RangeError(`unsupported format ${JSON.stringify(req.format)}`);
-  if (!Number.isFinite(req.speed) || req.speed < MIN_SPEED || req.speed > MAX_SPEED) {
-    throw new RangeError(`speed must be between ${MIN_SPEED} and ${MAX_SPEED}`);
+  if (!Number.isFinite(req.speed) || req.speed < SPEED_MIN || req.speed > SPEED_MAX) {
+    throw new RangeError(`speed must be between ${SPEED_MIN} and ${SPEED_MAX}`);
   }
   if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
     throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');

@@ -1,5 +1,7 @@
-/** Output formats of /v1/speak (DESIGN §5) plus raw float32 for the WebSocket stream. */
-export type EncodeFormat = 'mp3' | 'wav' | 'opus' | 'flac' | 'pcm' | 'mulaw' | 'f32';
+import type { AudioEncoding } from '../../schemas/speech.ts';
+
+/** Output formats of /v1/speak (DESIGN §5) plus raw float32 for the WebSocket stream: the one list in schemas/speech.ts. */
+export type EncodeFormat = AudioEncoding;
 
 /**
  * A streaming encoder: mono float32 samples at `sampleRate` in, container bytes out as soon as they exist.
