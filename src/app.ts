@@ -34,6 +34,7 @@ import { usageRoutes } from './http/routes/usage.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
+import { SpeechService } from './speech/speech-service.ts';
 import { createSynthesizer } from './synth/synthesizer.ts';
 import { VoiceLibrary } from './voices/library.ts';
 import { BUILTIN_VOICES } from './voices/builtin.ts';
@@ -92,6 +93,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
+  const usage = new UsageService(db);
   return {
     db,
     synthesizer,
@@ -110,8 +112,9 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     signIn: new SignInService(magicLinks, mailer, config.publicUrl),
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
     apiKeys: new ApiKeyService(db, store.dialect, sharedState),
-    usage: new UsageService(db),
+    usage,
     metrics,
+    speech: new SpeechService({ synthesizer, voices, usage, metrics, maxTextChars: config.maxTextChars }),
   };
 }
 

@@ -7,6 +7,7 @@ import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
+import type { SpeechService } from './speech/speech-service.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
@@ -41,4 +42,6 @@ export interface Services {
   usage: UsageService;
   /** Prometheus counters and histograms (`/metrics`); routes report synthesis and refusals to it. */
   metrics: Metrics;
+  /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
+  speech: SpeechService;
 }

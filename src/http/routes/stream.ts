@@ -4,10 +4,8 @@ import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
+import { MAX_FRAME_BYTES, STREAM_SAMPLE_RATE, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
 
-/** The subprotocol a browser names beside its key when it authenticates through Sec-WebSocket-Protocol. */
-export const STREAM_SUBPROTOCOL = 'voxsmith.v1';
-export const MAX_FRAME_BYTES = 64 * 1024;
 
 /** A key offered as a WebSocket subprotocol (`new WebSocket(url, ['voxsmith.v1', key])`). */
 function keyFromProtocols(header: string | undefined): string | null {
@@ -66,9 +64,9 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
 const STREAM_DOC: FastifySchema = {
   summary: 'Stream speech (WebSocket)',
   description:
-    'Upgrade to a WebSocket. Authenticate with `?token=<API key>`, the subprotocols `voxsmith.v1` + the key, or the session cookie ' +
+    `Upgrade to a WebSocket. Authenticate with \`?token=<API key>\`, the subprotocols \`${STREAM_SUBPROTOCOL}\` + the key, or the session cookie ` +
     '(same Origin). Send JSON text frames `{"type":"synthesize","text":"…","voice_id":"…","engine":"…","speed":1,"id":"…"}` or ' +
-    '`{"type":"cancel","id":"…"}`. Receive `{"type":"audio","audio":"<base64 float32 LE PCM, 24 000 Hz mono>","id","words"}` chunks, ' +
+    `\`{"type":"cancel","id":"…"}\`. Receive \`{"type":"audio","audio":"<base64 float32 LE PCM, ${STREAM_SAMPLE_RATE} Hz mono>","id","words"}\` chunks, ` +
     'then `{"type":"done","samples","seconds","id"}`; failures are `{"type":"error","error","code","id"}` and the connection stays open. ' +
     'Requests on one connection run in order. A refused upgrade is a plain HTTP error with the JSON error body.',
   tags: ['Streaming'],

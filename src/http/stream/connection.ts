@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.ts';
-import { resolveSpeechRequest } from '../speech-request.ts';
+import { STREAM_FORMAT } from '../../schemas/speech.ts';
+import { STREAM_BYTES_PER_SAMPLE, STREAM_SAMPLE_RATE, type SynthesizeMessage } from '../../schemas/stream.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { keyIdOf, type Principal } from '../types.ts';
 import { parseClientMessage, type ServerMessage } from './messages.ts';
@@ -29,12 +30,9 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 
 interface Job {
   id?: string;
-  message: Record<string, unknown>;
+  message: SynthesizeMessage;
   abort: AbortController;
 }
-
-const BYTES_PER_SAMPLE = 4;
-const RATE = 24_000;
 
 /**
  * One client connection: requests run one after another, each streamed chunk by chunk as the worker
@@ -111,9 +109,9 @@ export class StreamConnection {
     this.lastActivity = Date.now();
     if (data === null) return this.send({ type: 'error', error: 'send JSON text frames, not binary', code: 'bad_request' });
     const parsed = parseClientMessage(data);
-    if (!parsed.ok) return this.send({ type: 'error', error: parsed.error, code: 'bad_request', ...(parsed.id ? { id: parsed.id } : {}) });
-    const message = parsed.message as Record<string, unknown>;
-    const id = message.id as string | undefined;
+    if (!parsed.ok) return this.send({ type: 'error', error: parsed.error, code: parsed.code, ...(parsed.id ? { id: parsed.id } : {}) });
+    const message = parsed.message;
+    const id = message.id;
     if (message.type === 'cancel') return this.cancel(id);
     if (this.queue.length >= this.limits.maxQueued) {
       this.app.services.metrics.rateLimited('stream-queue');
@@ -159,15 +157,18 @@ export class StreamConnection {
     }
     await enforceApiLimit(app, null, principal, this.ip);
     const m = job.message;
-    const speech = await resolveSpeechRequest(app, principal.userId, { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: 'f32' });
+    const speech = await app.services.speech.speak(
+      { userId: principal.userId, keyId: keyIdOf(principal) },
+      { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: STREAM_FORMAT, door: 'stream' },
+      job.abort.signal,
+    );
 
     let samples = 0;
     const idPart = job.id ? { id: job.id } : {};
     try {
-      const labels = { endpoint: 'stream', engine: speech.voice.engine, characters: speech.text.length } as const;
-      for await (const chunk of app.services.metrics.meterSpeech(app.services.synthesizer.speak(speech, job.abort.signal), labels)) {
+      for await (const chunk of speech.chunks) {
         if (chunk.bytes.length > 0) {
-          samples += chunk.bytes.length / BYTES_PER_SAMPLE;
+          samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
           this.send({
             type: 'audio',
             audio: Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength).toString('base64'),
@@ -182,8 +183,8 @@ export class StreamConnection {
     }
     if (this.closed) return;
     const cancelled = job.abort.signal.aborted;
-    this.send({ type: 'done', ...idPart, samples, seconds: samples / RATE, ...(cancelled ? { cancelled: true } : {}) });
-    await app.services.usage.record(principal.userId, keyIdOf(principal), speech.text.length);
+    // Usage was recorded by the speech service once the last chunk was taken (a cancelled request is not counted).
+    this.send({ type: 'done', ...idPart, samples, seconds: samples / STREAM_SAMPLE_RATE, ...(cancelled ? { cancelled: true } : {}) });
   }
 
   /** Waits while the socket holds more than the bound; drops the client if it never catches up. */

@@ -1,0 +1,48 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
+import { keyIdOf } from './types.ts';
+
+/** The authenticated caller of a speech route (its preHandler has already refused anonymous requests). */
+export function speechCaller(request: FastifyRequest): SpeechCaller {
+  const principal = request.principal;
+  if (!principal) throw new AppError('unauthorized');
+  return { userId: principal.userId, keyId: keyIdOf(principal) };
+}
+
+/** Aborts when the client hangs up before the answer is complete, which cancels the synthesis in the worker. */
+export function hangUpSignal(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
+/** Sends `body` as the streamed response; a failure after the status line cuts the stream and is logged. */
+export function sendStreamed(request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, body: AsyncIterable<string | Uint8Array>): FastifyReply {
+  async function* logged(): AsyncGenerator<string | Uint8Array> {
+    try {
+      yield* body;
+    } catch (err) {
+      if (!signal.aborted) request.log.error({ err }, 'synthesis failed mid-stream');
+      throw err;
+    }
+  }
+  return reply.send(Readable.from(logged(), { objectMode: false }));
+}
+
+/** The speech as an audio file, streamed as it is synthesized (shared by /v1/speak and /v1/audio/speech). */
+export function sendAudio(request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, speech: Speech): FastifyReply {
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of speech.chunks) if (chunk.bytes.length > 0) yield chunk.bytes;
+  }
+  reply
+    .type(speech.info.contentType)
+    .header('Content-Disposition', `inline; filename="speech.${speech.info.extension}"`)
+    .header('X-Sample-Rate', String(speech.info.sampleRate))
+    .header('X-Voice-Id', speech.voiceId)
+    .header('Cache-Control', 'no-store');
+  return sendStreamed(request, reply, signal, bytes());
+}
