@@ -1,27 +1,30 @@
 import { AppError } from '../errors.ts';
-import type { OpenAiVoiceName } from '../schemas/speech.ts';
+import { OPENAI_VOICE_NAMES, type OpenAiVoiceName } from '../schemas/speech.ts';
 import type { EngineId } from '../synth/voice-spec.ts';
 
 /**
- * OpenAI's voice names onto ours: `voice` for its models (tts-1, tts-1-hd, gpt-4o-mini-tts), and one voice per
- * engine for `model` set to an engine id. Chosen by gender and accent: the flite voices are the clearest English
- * ones, so the most used names (alloy, ash, onyx, fable) get them; the rest spread over espeak's English voices.
+ * OpenAI's voice names onto ours, per engine: `model` set to an engine id picks from that engine's row. Chosen by
+ * gender and accent.
  */
-export const OPENAI_VOICES: Readonly<Record<OpenAiVoiceName, { voice: string; engines: Readonly<Partial<Record<EngineId, string>>> }>> = {
-  alloy: { voice: 'flite-slt', engines: { flite: 'flite-slt', espeak: 'espeak-en-us-female-2' } },
-  ash: { voice: 'flite-rms', engines: { flite: 'flite-rms', espeak: 'espeak-en-us-male-1' } },
-  ballad: { voice: 'espeak-en-gb-male-1', engines: { flite: 'flite-awb', espeak: 'espeak-en-gb-male-1' } },
-  coral: { voice: 'espeak-en-us-female-2', engines: { flite: 'flite-slt', espeak: 'espeak-en-us-female-2' } },
-  echo: { voice: 'espeak-en-us-male-1', engines: { flite: 'flite-rms', espeak: 'espeak-en-us-male-1' } },
-  fable: { voice: 'flite-awb', engines: { flite: 'flite-awb', espeak: 'espeak-en-gb-rp-male-1' } },
-  nova: { voice: 'espeak-en-us-female-1', engines: { flite: 'flite-slt', espeak: 'espeak-en-us-female-1' } },
-  onyx: { voice: 'flite-kal16', engines: { flite: 'flite-kal16', espeak: 'espeak-en-us-male-2' } },
-  sage: { voice: 'espeak-en-gb-female-2', engines: { flite: 'flite-slt', espeak: 'espeak-en-gb-female-2' } },
-  shimmer: { voice: 'espeak-en-gb-female-1', engines: { flite: 'flite-slt', espeak: 'espeak-en-gb-female-1' } },
-  verse: { voice: 'espeak-en-gb-rp-male-1', engines: { flite: 'flite-rms', espeak: 'espeak-en-gb-rp-male-1' } },
-  marin: { voice: 'flite-slt', engines: { flite: 'flite-slt', espeak: 'espeak-en-us-female-1' } },
-  cedar: { voice: 'flite-rms', engines: { flite: 'flite-rms', espeak: 'espeak-en-us-male-2' } },
+type NameMap = Readonly<Record<OpenAiVoiceName, string>>;
+export const OPENAI_VOICES: Readonly<Record<'flite' | 'espeak', NameMap> & Partial<Record<EngineId, NameMap>>> = {
+  flite: {
+    alloy: 'flite-slt', ash: 'flite-rms', ballad: 'flite-awb', coral: 'flite-slt', echo: 'flite-rms', fable: 'flite-awb', nova: 'flite-slt',
+    onyx: 'flite-kal16', sage: 'flite-slt', shimmer: 'flite-slt', verse: 'flite-rms', marin: 'flite-slt', cedar: 'flite-rms',
+  },
+  espeak: {
+    alloy: 'espeak-en-us-female-2', ash: 'espeak-en-us-male-1', ballad: 'espeak-en-gb-male-1', coral: 'espeak-en-us-female-2',
+    echo: 'espeak-en-us-male-1', fable: 'espeak-en-gb-rp-male-1', nova: 'espeak-en-us-female-1', onyx: 'espeak-en-us-male-2',
+    sage: 'espeak-en-gb-female-2', shimmer: 'espeak-en-gb-female-1', verse: 'espeak-en-gb-rp-male-1', marin: 'espeak-en-us-female-1',
+    cedar: 'espeak-en-us-male-2',
+  },
 };
+
+/**
+ * With OpenAI's own models, the names whose voice is flite's: its voices are the clearest English ones, so the most
+ * used names (alloy, ash, onyx, fable) get them; the rest spread over espeak's English voices.
+ */
+const FLITE_NAMES: ReadonlySet<OpenAiVoiceName> = new Set(['alloy', 'ash', 'fable', 'onyx', 'marin', 'cedar']);
 
 /** OpenAI's speech models (any dated snapshot of gpt-4o-mini-tts too); they all mean "the mapped voice". */
 const OPENAI_MODEL = /^(tts-1|tts-1-hd|gpt-4o-mini-tts(-\d{4}-\d{2}-\d{2})?)$/;
@@ -33,7 +36,7 @@ export interface VoiceChoice {
 }
 
 function isOpenAiVoice(name: string): name is OpenAiVoiceName {
-  return Object.hasOwn(OPENAI_VOICES, name);
+  return (OPENAI_VOICE_NAMES as readonly string[]).includes(name);
 }
 
 /** Which of our voices an OpenAI-style (model, voice) pair means; throws a 400 for a model we do not know. */
@@ -45,9 +48,8 @@ export function chooseVoice(model: string, voice: string | { id: string }, engin
   const name = typeof voice === 'string' ? voice : voice.id;
   const lower = name.toLowerCase();
   if (!isOpenAiVoice(lower)) return engine ? { voiceId: name, engine } : { voiceId: name };
-  const mapped = OPENAI_VOICES[lower];
-  if (!engine) return { voiceId: mapped.voice };
-  const id = mapped.engines[engine];
+  if (!engine) return { voiceId: OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower] };
+  const id = OPENAI_VOICES[engine]?.[lower];
   if (!id) throw new AppError('validation', `voice "${name}" has no ${engine} voice; pass one of our voice ids`);
   return { voiceId: id, engine };
 }
