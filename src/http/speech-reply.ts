@@ -2,11 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
-import { keyIdOf } from './types.ts';
+import { keyIdOf, type Principal } from './types.ts';
 
-/** The authenticated caller of a speech route (its preHandler has already refused anonymous requests). */
-export function speechCaller(request: FastifyRequest): SpeechCaller {
-  const principal = request.principal;
+/** Who a speech request is counted for (the door has already refused anonymous requests). */
+export function speechCaller(principal: Principal | null): SpeechCaller {
   if (!principal) throw new AppError('unauthorized');
   return { userId: principal.userId, keyId: keyIdOf(principal) };
 }

@@ -5,6 +5,7 @@ import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, SPEED_DEFAULT, SPEED_MAX, SPEED_M
 import type { Services } from '../services.ts';
 import type { SpeechChunk, Synthesizer } from '../synth/synthesizer.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
+import type { Voice } from '../voices/voice.ts';
 
 type SpeechMetrics = Pick<Services['metrics'], 'meterSpeech'>;
 /** Which front door asked (the metrics label that tells them apart). */
@@ -108,7 +109,7 @@ export class SpeechService {
   }
 
   /** A voice the caller may use (built-in or their own), spoken by the requested engine if one was named. */
-  private async resolveVoice(caller: SpeechCaller, input: SpeechInput) {
+  private async resolveVoice(caller: SpeechCaller, input: SpeechInput): Promise<Voice> {
     const voiceId = input.voiceId ?? DEFAULT_VOICE_ID;
     if (voiceId.length === 0 || voiceId.length > MAX_VOICE_ID_CHARS) throw new AppError('validation', 'voice_id must be a non-empty string');
     const voice = await this.deps.voices.resolve(voiceId, caller.userId);

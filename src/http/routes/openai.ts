@@ -55,7 +55,7 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
       const sse = body.stream_format === 'sse';
       const signal = hangUpSignal(reply);
       const speech = await app.services.speech.speak(
-        speechCaller(request),
+        speechCaller(request.principal),
         { text: body.input, voiceId: hd?.id ?? choice.voiceId, speed: body.speed, engine: choice.engine, format, door: 'openai', download: !sse },
         signal,
       );

@@ -32,7 +32,7 @@ export async function speakRoutes(app: FastifyInstance): Promise<void> {
       const { text, voice_id, speed, format } = request.body;
       const signal = hangUpSignal(reply);
       const speech = await app.services.speech.speak(
-        speechCaller(request),
+        speechCaller(request.principal),
         { text, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, door: 'speak', download: true },
         signal,
       );

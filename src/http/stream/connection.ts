@@ -4,7 +4,8 @@ import { AppError } from '../../errors.ts';
 import { STREAM_FORMAT } from '../../schemas/speech.ts';
 import { STREAM_BYTES_PER_SAMPLE, STREAM_SAMPLE_RATE, type SynthesizeMessage } from '../../schemas/stream.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
-import { keyIdOf, type Principal } from '../types.ts';
+import { speechCaller } from '../speech-reply.ts';
+import type { Principal } from '../types.ts';
 import { parseClientMessage, type ServerMessage } from './messages.ts';
 
 export interface StreamLimits {
@@ -158,7 +159,7 @@ export class StreamConnection {
     await enforceApiLimit(app, null, principal, this.ip);
     const m = job.message;
     const speech = await app.services.speech.speak(
-      { userId: principal.userId, keyId: keyIdOf(principal) },
+      speechCaller(principal),
       { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: STREAM_FORMAT, door: 'stream' },
       job.abort.signal,
     );
