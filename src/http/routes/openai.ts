@@ -4,9 +4,8 @@ import { AppError } from '../../errors.ts';
 import { DEFAULT_SPEECH_FORMAT, OpenAiSpeechBody, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
 import type { Speech } from '../../speech/speech-service.ts';
 import { chooseVoice, OPENAI_VOICES } from '../../speech/openai-voices.ts';
-import { requireAuth } from '../plugins/auth.ts';
 import { audioResponse } from '../plugins/openapi.ts';
-import { hangUpSignal, sendAudio, sendStreamed, speechCaller } from '../speech-reply.ts';
+import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 function withEventStream(response: Record<string, unknown>): Record<string, unknown> {
   const content = response.content as Record<string, unknown>;
@@ -30,8 +29,7 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
   r.post(
     '/v1/audio/speech',
     {
-      preHandler: requireAuth,
-      config: { rateLimit: 'api' },
+      ...speechRouteOptions,
       schema: {
         summary: 'Synthesize speech (OpenAI compatible)',
         description:

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DEFAULT_SPEECH_FORMAT, SpeakBody } from '../../schemas/speech.ts';
-import { requireAuth } from '../plugins/auth.ts';
 import { audioResponse } from '../plugins/openapi.ts';
-import { hangUpSignal, sendAudio, speechCaller } from '../speech-reply.ts';
+import { hangUpSignal, sendAudio, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 /**
  * POST /v1/speak streams the audio as it is synthesized. The speech service renders the first chunk before the
@@ -16,8 +15,7 @@ export async function speakRoutes(app: FastifyInstance): Promise<void> {
   r.post(
     '/v1/speak',
     {
-      preHandler: requireAuth,
-      config: { rateLimit: 'api' },
+      ...speechRouteOptions,
       schema: {
         summary: 'Synthesize speech',
         description:
