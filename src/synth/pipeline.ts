@@ -1,6 +1,6 @@
 // Text in, encoded audio out, sentence by sentence: the body of one worker task. It has no knowledge of
 // threads or ports (the caller supplies emit/signal), so it also runs in-process in tests.
-import { createEncoder, FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
+import { createEncoder, FORMATS, OUTPUT_RATE, type EncodeFormat } from '../audio/encoders/index.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
 import type { Engine, EngineWord } from './engine.ts';
 import { rateOf, UnknownVoiceError } from './engine.ts';
@@ -170,7 +170,7 @@ export async function warmUpPipeline(): Promise<void> {
     encoder.write(new Float32Array(encoder.sampleRate / 10));
     encoder.end();
   }
-  const r = await createResampler(22050, 24000);
+  const r = await createResampler(22050, OUTPUT_RATE);
   r.process(new Float32Array(2205));
   r.flush();
 }
