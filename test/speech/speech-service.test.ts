@@ -197,4 +197,29 @@ describe('speech service: only speech delivered in full is counted', () => {
     assert.equal(usage.keys.find((r) => r.key_id === id), undefined);
     assert.equal(await syntheses('stream', 'cancelled', big), cancelledBefore + 1);
   });
+
+  test('a cancel sent right behind its request ends it as cancelled, not as an error', async () => {
+    const { key, id, cookie } = await big.newKey('cancelled-early@example.com');
+    const long = Array.from({ length: 40 }, (_, i) => `Sentence ${i + 1} is never spoken.`).join(' ');
+    const ws = new WebSocket(`${big.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const received: StreamMessage[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => {
+        ws.send(JSON.stringify({ type: 'synthesize', text: long, id: 'early', voice_id: 'flite-slt' }));
+        ws.send(JSON.stringify({ type: 'cancel', id: 'early' }));
+      });
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString()) as StreamMessage;
+        received.push(m);
+        if (m.type === 'done' || m.type === 'error') resolve();
+      });
+      ws.once('error', reject);
+    });
+    ws.close();
+    const last = received.at(-1);
+    assert.equal(last?.type, 'done', JSON.stringify(last));
+    assert.equal(last?.cancelled, true);
+    const usage = (await (await big.request('/api/usage', { cookie })).json()) as { keys: Array<{ key_id: string }> };
+    assert.equal(usage.keys.find((r) => r.key_id === id), undefined);
+  });
 });

@@ -158,15 +158,15 @@ export class StreamConnection {
     }
     await enforceApiLimit(app, null, principal, this.ip);
     const m = job.message;
-    const speech = await app.services.speech.speak(
-      speechCaller(principal),
-      { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: STREAM_FORMAT, door: 'stream' },
-      job.abort.signal,
-    );
-
     let samples = 0;
     const idPart = job.id ? { id: job.id } : {};
     try {
+      // Inside the try: a cancel that lands before the first chunk is a cancelled request, not a failure.
+      const speech = await app.services.speech.speak(
+        speechCaller(principal),
+        { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: STREAM_FORMAT, door: 'stream' },
+        job.abort.signal,
+      );
       for await (const chunk of speech.chunks) {
         if (chunk.bytes.length > 0) {
           samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
