@@ -16,18 +16,22 @@ export const MAX_MESSAGE_ID_CHARS = 128;
 /** A client's own label for a request, echoed on every message about it. */
 export const MessageId = Type.String({ minLength: 1, maxLength: MAX_MESSAGE_ID_CHARS });
 
-export const SynthesizeMessage = Type.Object({
-  type: Type.Literal('synthesize'),
-  text: Type.String(),
-  voice_id: Type.Optional(VoiceId),
-  engine: Type.Optional(Type.String({ maxLength: 100 })),
-  speed: Type.Optional(Speed),
-  id: Type.Optional(MessageId),
-});
+/** Speaks `text`; requests on one connection run in order, each answered by audio chunks then done (or error). */
+export const SynthesizeMessage = Type.Object(
+  {
+    type: Type.Literal('synthesize'),
+    text: Type.String({ description: 'Text to speak (up to MAX_TEXT_CHARS characters)' }),
+    voice_id: Type.Optional(VoiceId),
+    engine: Type.Optional(Type.String({ maxLength: 100, description: 'When given, the voice must be spoken by this engine' })),
+    speed: Type.Optional(Speed),
+    id: Type.Optional(MessageId),
+  },
+  { description: 'Speak a text; answered by audio chunks, then done (or error)' },
+);
 export type SynthesizeMessage = Static<typeof SynthesizeMessage>;
 
 /** Stops the request with this id (queued or running), or the running one when no id is given. */
-export const CancelMessage = Type.Object({ type: Type.Literal('cancel'), id: Type.Optional(MessageId) });
+export const CancelMessage = Type.Object({ type: Type.Literal('cancel'), id: Type.Optional(MessageId) }, { description: 'Stop a request' });
 export type CancelMessage = Static<typeof CancelMessage>;
 
 export const ClientMessage = Type.Union([SynthesizeMessage, CancelMessage]);

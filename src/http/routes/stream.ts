@@ -4,7 +4,7 @@ import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
-import { MAX_FRAME_BYTES, STREAM_SAMPLE_RATE, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
+import { ClientMessage, MAX_FRAME_BYTES, ServerMessage, STREAM_SAMPLE_RATE, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
 
 
 /** A key offered as a WebSocket subprotocol (`new WebSocket(url, ['voxsmith.v1', key])`). */
@@ -61,7 +61,7 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
 }
 
 /** Documentation only: what the upgrade and its messages look like (OpenAPI cannot describe frames). */
-const STREAM_DOC: FastifySchema = {
+const STREAM_DOC: FastifySchema & Record<`x-${string}`, unknown> = {
   summary: 'Stream speech (WebSocket)',
   description:
     `Upgrade to a WebSocket. Authenticate with \`?token=<API key>\`, the subprotocols \`${STREAM_SUBPROTOCOL}\` + the key, or the session cookie ` +
@@ -77,6 +77,8 @@ const STREAM_DOC: FastifySchema = {
   },
   // type null: a response without a body (and without a serializer worth compiling).
   response: { 101: { description: 'Switching Protocols: the stream is open', type: 'null' } },
+  // The frames themselves, from the schemas the connection parses with (an extension: OpenAPI has no frames).
+  'x-websocket-messages': { client: ClientMessage, server: ServerMessage },
 };
 
 /** ws server options: frame limit and the subprotocol answer (never echo a key back). */
