@@ -81,12 +81,16 @@ export class SpeechService {
     const iterator = metrics.meterSpeech(synthesizer.speak(request, signal), labels)[Symbol.asyncIterator]();
     // Rendered before the caller commits to an answer, so every failure that can happen early is still an error reply.
     const first = await iterator.next();
+    // A caller that hangs up before reading a chunk never starts `chunks`; closing here still frees the worker.
+    const release = (): void => void iterator.return?.()?.catch(() => undefined);
+    signal.addEventListener('abort', release, { once: true });
 
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       try {
         for (let next = first; !next.done; next = await iterator.next()) yield next.value;
         await usage.record(caller.userId, caller.keyId, text.length);
       } finally {
+        signal.removeEventListener('abort', release);
         await iterator.return?.();
       }
     }
