@@ -39,8 +39,16 @@ function isOpenAiVoice(name: string): name is OpenAiVoiceName {
   return (OPENAI_VOICE_NAMES as readonly string[]).includes(name);
 }
 
+/** What the choice needs to know of the installed voices. */
+export interface VoiceCatalog {
+  engineIds: readonly string[];
+  /** A neural voice standing in for catalog voice `id` (same gender), if any is installed. */
+  neuralStandIn(id: string): { id: string } | undefined;
+}
+
 /** Which of our voices an OpenAI-style (model, voice) pair means; throws a 400 for a model we do not know. */
-export function chooseVoice(model: string, voice: string | { id: string }, engineIds: readonly string[]): VoiceChoice {
+export function chooseVoice(model: string, voice: string | { id: string }, catalog: VoiceCatalog): VoiceChoice {
+  const { engineIds } = catalog;
   const engine = engineIds.includes(model) ? (model as EngineId) : null;
   if (!engine && !OPENAI_MODEL.test(model)) {
     throw new AppError('validation', `model must be tts-1, tts-1-hd, gpt-4o-mini-tts or an engine id (${engineIds.join(', ')})`);
@@ -48,7 +56,11 @@ export function chooseVoice(model: string, voice: string | { id: string }, engin
   const name = typeof voice === 'string' ? voice : voice.id;
   const lower = name.toLowerCase();
   if (!isOpenAiVoice(lower)) return engine ? { voiceId: name, engine } : { voiceId: name };
-  if (!engine) return { voiceId: OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower] };
+  if (!engine) {
+    const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
+    // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one.
+    return { voiceId: (model === 'tts-1-hd' && catalog.neuralStandIn(voiceId)?.id) || voiceId };
+  }
   const id = OPENAI_VOICES[engine]?.[lower];
   if (!id) throw new AppError('validation', `voice "${name}" has no ${engine} voice; pass one of our voice ids`);
   return { voiceId: id, engine };

@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import type { SpeechChunk, Synthesizer } from '../synth/synthesizer.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Voice } from '../voices/voice.ts';
+import { chooseVoice, type VoiceChoice } from './openai-voices.ts';
 
 type SpeechMetrics = Pick<Services['metrics'], 'meterSpeech'>;
 /** Which front door asked (the metrics label that tells them apart). */
@@ -68,6 +69,11 @@ export class SpeechService {
   /** The engines a request may name. */
   engineIds(): string[] {
     return this.deps.synthesizer.engines.map((e) => e.id);
+  }
+
+  /** Which of our voices OpenAI's (model, voice) pair means (see openai-voices.ts). */
+  chooseOpenAiVoice(model: string, voice: string | { id: string }): VoiceChoice {
+    return chooseVoice(model, voice, { engineIds: this.engineIds(), neuralStandIn: (id) => this.deps.voices.neuralStandIn(id) });
   }
 
   /** Throws catalogue errors for a bad request; the synthesis is cancelled when `signal` aborts. */

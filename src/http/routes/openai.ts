@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { DEFAULT_SPEECH_FORMAT, OpenAiSpeechBody, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
 import type { Speech } from '../../speech/speech-service.ts';
-import { chooseVoice, OPENAI_VOICES } from '../../speech/openai-voices.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
@@ -46,15 +45,12 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
       const body = request.body;
       const format = body.response_format ?? DEFAULT_SPEECH_FORMAT;
       if (format === 'aac') throw new AppError('validation', 'response_format aac is not supported; use mp3, opus, flac, wav or pcm');
-      const choice = chooseVoice(body.model, body.voice, app.services.speech.engineIds());
-      // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one.
-      const openaiName = (typeof body.voice === 'string' ? body.voice : body.voice.id).toLowerCase();
-      const hd = body.model === 'tts-1-hd' && !choice.engine && Object.hasOwn(OPENAI_VOICES, openaiName) ? app.services.voices.neuralStandIn(choice.voiceId) : undefined;
+      const choice = app.services.speech.chooseOpenAiVoice(body.model, body.voice);
       const sse = body.stream_format === 'sse';
       const signal = hangUpSignal(reply);
       const speech = await app.services.speech.speak(
         speechCaller(request.principal),
-        { text: body.input, voiceId: hd?.id ?? choice.voiceId, speed: body.speed, engine: choice.engine, format, door: 'openai', download: !sse },
+        { text: body.input, voiceId: choice.voiceId, speed: body.speed, engine: choice.engine, format, door: 'openai', download: !sse },
         signal,
       );
       if (!sse) return sendAudio(request, reply, signal, speech);
