@@ -2,15 +2,13 @@ import { FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';
-import type { Services } from '../services.ts';
+import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
 import type { SpeechChunk, Synthesizer } from '../synth/synthesizer.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Voice } from '../voices/voice.ts';
 import { chooseVoice, type VoiceChoice } from './openai-voices.ts';
 
-type SpeechMetrics = Pick<Services['metrics'], 'meterSpeech'>;
-/** Which front door asked (the metrics label that tells them apart). */
-export type SpeechDoor = Parameters<SpeechMetrics['meterSpeech']>[1]['endpoint'];
+type SpeechMetrics = Pick<Metrics, 'meterSpeech'>;
 
 /** Who pays for the speech: usage is counted per user and per key (null for a dashboard session). */
 export interface SpeechCaller {
@@ -27,7 +25,8 @@ export interface SpeechInput {
   format: EncodeFormat;
   /** When given, the voice must be spoken by this engine. */
   engine?: string;
-  door: SpeechDoor;
+  /** Which front door asked (the metrics label that tells them apart). */
+  door: SpeechEndpoint;
   /**
    * The bytes form one file a player opens (an HTTP download), rather than frames a client reassembles. FLAC is
    * then sent whole, with its exact length in the header: its streamed form leaves players without a duration.
