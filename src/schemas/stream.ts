@@ -3,8 +3,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Speed, STREAM_SAMPLE_RATE, VoiceId, WordTiming } from './speech.ts';
 
-export { STREAM_SAMPLE_RATE };
-
 /** The subprotocol a browser names beside its key when it authenticates through Sec-WebSocket-Protocol. */
 export const STREAM_SUBPROTOCOL = 'voxsmith.v1';
 /** The largest text frame the server reads; a larger one closes the connection with 1009. */

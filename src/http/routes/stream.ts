@@ -4,7 +4,8 @@ import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
-import { ClientMessage, MAX_FRAME_BYTES, ServerMessage, STREAM_SAMPLE_RATE, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
+import { STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
+import { ClientMessage, MAX_FRAME_BYTES, ServerMessage, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
 
 
 /** A key offered as a WebSocket subprotocol (`new WebSocket(url, ['voxsmith.v1', key])`). */

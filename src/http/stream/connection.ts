@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.ts';
-import { STREAM_FORMAT } from '../../schemas/speech.ts';
-import { STREAM_BYTES_PER_SAMPLE, STREAM_SAMPLE_RATE, type SynthesizeMessage } from '../../schemas/stream.ts';
+import { STREAM_FORMAT, STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
+import { STREAM_BYTES_PER_SAMPLE, type SynthesizeMessage } from '../../schemas/stream.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { speechCaller } from '../speech-reply.ts';
 import type { Principal } from '../types.ts';
