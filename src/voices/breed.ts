@@ -1,7 +1,8 @@
 // Breeding: a child genome from two parents, reproducible from its seed.
+import { MAX_SEED } from '../schemas/forge.ts';
 import { clampGene, GENE_NAMES, GENES, GENOME_VERSION, pitchIsControllable, type Genes, type VoiceGenome } from './genome.ts';
 
-export const MAX_SEED = 0xffff_ffff;
+export { MAX_SEED };
 
 /** mulberry32: a small, well-mixed 32-bit generator; the same seed gives the same stream on every platform. */
 export function seededRandom(seed: number): () => number {

@@ -3,6 +3,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { UploadContainer } from '../audio/decode.ts';
 import { AppError } from '../errors.ts';
+import type { BreedBody, CloneUpload } from '../schemas/forge.ts';
 import type { Synthesizer } from '../synth/synthesizer.ts';
 import { MAX_SEED, breedGenomes } from './breed.ts';
 import { breedNeural } from './breed-style.ts';
@@ -17,26 +18,15 @@ import type { DbVoiceStore, OwnedVoice } from './owned-store.ts';
 import { semitones } from './speaker-features.ts';
 import { toPublicVoice, type JsonValue, type PublicVoice, type Voice } from './voice.ts';
 
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+export { MAX_UPLOAD_BYTES } from '../schemas/forge.ts';
 export const MIN_SAMPLE_SECONDS = 3;
 export const MAX_SAMPLE_SECONDS = 120;
-export const MAX_NAME_CHARS = 100;
 export const DEFAULT_CLONE_LANGUAGE = 'en';
 export const DEFAULT_MUTATION_RATE = 0.2;
 
-export interface CloneInput {
-  audio: Uint8Array;
-  name: unknown;
-  language?: unknown;
-}
-
-export interface BreedInput {
-  parentA: unknown;
-  parentB: unknown;
-  name: unknown;
-  mutationRate?: unknown;
-  seed?: unknown;
-}
+/** The request bodies, already checked against their schemas (src/schemas/forge.ts) by the routes. */
+export type CloneInput = CloneUpload;
+export type BreedInput = BreedBody;
 
 export interface ForgeDeps {
   synthesizer: Synthesizer;
@@ -88,12 +78,10 @@ function newVoiceId(prefix: 'clone' | 'breed'): string {
   return `${prefix}-${s}`;
 }
 
-export function validateName(name: unknown): string {
-  if (typeof name !== 'string') throw new AppError('validation', 'name is required and must be a string');
+/** The schema bounds a name's length; what it says is the forge's rule: something besides spaces, and printable. */
+export function validateName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > MAX_NAME_CHARS) {
-    throw new AppError('validation', `name must be 1 to ${MAX_NAME_CHARS} characters`);
-  }
+  if (trimmed.length === 0) throw new AppError('validation', 'name must not be blank');
   if (/\p{Cc}/u.test(trimmed)) throw new AppError('validation', 'name must not contain control characters');
   return trimmed;
 }
@@ -156,17 +144,9 @@ export class VoiceForge {
 
   async breed(ownerId: string, input: BreedInput): Promise<OwnedVoice> {
     const name = validateName(input.name);
-    // Absent means the default; anything else, null included, must be a number in range.
-    const rate = input.mutationRate === undefined ? DEFAULT_MUTATION_RATE : input.mutationRate;
-    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-      throw new AppError('validation', 'mutation_rate must be a number from 0 to 1');
-    }
-    let seed: number;
-    if (input.seed === undefined) seed = randomInt(0, MAX_SEED + 1);
-    else if (typeof input.seed === 'number' && Number.isInteger(input.seed) && input.seed >= 0 && input.seed <= MAX_SEED) seed = input.seed;
-    else throw new AppError('validation', `seed must be an integer from 0 to ${MAX_SEED}`);
-
-    const [a, b] = await Promise.all([this.parent(input.parentA, 'parent_a', ownerId), this.parent(input.parentB, 'parent_b', ownerId)]);
+    const rate = input.mutation_rate ?? DEFAULT_MUTATION_RATE;
+    const seed = input.seed ?? randomInt(0, MAX_SEED + 1);
+    const [a, b] = await Promise.all([this.parent(input.parent_a, 'parent_a', ownerId), this.parent(input.parent_b, 'parent_b', ownerId)]);
     const styled = breedNeural(a, b, { mutationRate: rate, seed });
     if (styled) {
       const neural: OwnedVoice = {
@@ -215,8 +195,7 @@ export class VoiceForge {
     return voice;
   }
 
-  private async parent(id: unknown, field: string, ownerId: string): Promise<Voice> {
-    if (typeof id !== 'string' || id === '' || id.length > 200) throw new AppError('validation', `${field} must be a voice id`);
+  private async parent(id: string, field: string, ownerId: string): Promise<Voice> {
     const voice = await this.deps.library.resolve(id, ownerId);
     if (!voice) throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}" (${field})`);
     return voice;

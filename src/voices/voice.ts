@@ -1,9 +1,8 @@
 import type { EngineId, VoiceSpec } from '../synth/voice-spec.ts';
 
-export type Gender = 'female' | 'male' | 'neutral';
-export const GENDERS: readonly Gender[] = ['female', 'male', 'neutral'];
+import type { Gender, VoiceSource } from '../schemas/voices.ts';
 
-export type VoiceSource = 'builtin' | 'clone' | 'breed';
+export { GENDERS, type Gender, type VoiceSource } from '../schemas/voices.ts';
 
 /** Opaque JSON: the genome module owns its shape; the catalog only stores and passes it on. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -1,23 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
+import { CreateKeyBody, CreatedApiKey, KeyList, RevokedKey, RevokeKeyBody, RevokeKeyQuery } from '../../schemas/api-keys.ts';
 import { requireAuth } from '../plugins/auth.ts';
 import type { Principal } from '../types.ts';
-
-const KeyId = Type.String({ minLength: 1, maxLength: 64 });
-
-const KeyList = Type.Object({
-  keys: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      masked_key: Type.String({ description: 'The prefix and last characters, the middle hidden' }),
-      created_at: Type.String({ format: 'date-time' }),
-      last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    }),
-  ),
-});
 
 function principalOf(p: Principal | null): Principal {
   if (!p) throw new AppError('unauthorized');
@@ -35,18 +21,8 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Create an API key',
         description: 'The full key is in this answer only; store it. At most 50 live keys per account.',
-        body: Type.Object({ name: Type.String({ maxLength: 100, description: 'A label of your choice' }) }, { examples: [{ name: 'laptop' }] }),
-        response: {
-          201: Type.Object(
-            {
-              key: Type.String({ description: 'The full key, shown once' }),
-              id: Type.String(),
-              name: Type.String(),
-              created_at: Type.String({ format: 'date-time' }),
-            },
-            { description: 'The new key' },
-          ),
-        },
+        body: CreateKeyBody,
+        response: { 201: CreatedApiKey },
       },
     },
     async (request, reply) => {
@@ -67,9 +43,9 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Revoke an API key',
         description: 'Immediate and irreversible; open WebSocket streams of the key close at once. `key_id` in the JSON body or the query string.',
-        response: { 200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }) },
-        querystring: Type.Object({ key_id: Type.Optional(KeyId) }),
-        body: Type.Optional(Type.Union([Type.Object({ key_id: Type.Optional(KeyId) }), Type.Null()])),
+        response: { 200: RevokedKey },
+        querystring: RevokeKeyQuery,
+        body: RevokeKeyBody,
       },
     },
     async (request) => {

@@ -1,14 +1,13 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
+import { LoginBody, Message, SessionResponse, VerifyBody, VerifyResponse } from '../../schemas/auth.ts';
 import { sha256Hex } from '../../accounts/secrets.ts';
 import { normalizeEmail, SignInMailError } from '../../accounts/sign-in.ts';
 import { checkOrigin, SESSION_COOKIE } from '../plugins/auth.ts';
 import { enforce } from '../plugins/rate-limit.ts';
 
 const HOUR = 3_600_000;
-const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), plan: Type.String() });
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -24,8 +23,8 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Send a magic sign-in link',
         description: 'Mails a one-time sign-in link. The answer is the same for every address, known or not.',
-        body: Type.Object({ email: Type.String({ maxLength: 320 }) }, { examples: [{ email: 'you@example.com' }] }),
-        response: { 200: Type.Object({ message: Type.String() }) },
+        body: LoginBody,
+        response: { 200: Message },
       },
     },
     async (request, reply) => {
@@ -54,8 +53,8 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Verify a magic link',
         description: 'Consumes the token from the e-mailed link and starts a session (httpOnly cookie `vox_session`).',
-        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the e-mailed link' }) }),
-        response: { 200: Type.Object({ user: UserSchema }) },
+        body: VerifyBody,
+        response: { 200: VerifyResponse },
       },
     },
     async (request, reply) => {
@@ -76,7 +75,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Get the session',
         description: 'The signed-in user, or `{"user": null}`.',
-        response: { 200: Type.Object({ user: Type.Union([UserSchema, Type.Null()]) }) },
+        response: { 200: SessionResponse },
       },
     },
     async (request) => {
@@ -92,7 +91,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Log out',
         description: 'Ends the session and clears its cookie. Needs the session (and an Origin equal to PUBLIC_URL’s).',
         security: [{ session: [] }],
-        response: { 200: Type.Object({ message: Type.String() }) },
+        response: { 200: Message },
       },
     },
     async (request, reply) => {

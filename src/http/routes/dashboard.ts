@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
+import { htmlResponse } from '../plugins/openapi.ts';
 
 /** The Vite build of `web/` (see `npm run build:web`); its file names under assets/ carry content hashes. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
@@ -107,7 +108,12 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
       .send(renderIndex(readFileSync(index, 'utf8'), settings));
   };
 
-  app.get('/', async (_request, reply) => sendIndex(reply));
+  const schema = {
+    summary: 'The dashboard',
+    description: 'The web app (sign in, keys, voices, playground). Its client routes are served the same page.',
+    response: { 200: htmlResponse('HTML page') },
+  };
+  app.get('/', { schema }, async (_request, reply) => sendIndex(reply));
 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0];

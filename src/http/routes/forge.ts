@@ -1,7 +1,9 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { MAX_UPLOAD_BYTES, toOwnedPublicVoice } from '../../voices/forge.ts';
+import { BreedBody, CloneUpload, ForgedVoice, MAX_UPLOAD_BYTES } from '../../schemas/forge.ts';
+import { toOwnedPublicVoice } from '../../voices/forge.ts';
 import { requireAuth } from '../plugins/auth.ts';
 
 const MULTIPART_LIMITS = {
@@ -20,6 +22,29 @@ function userOf(request: { principal: { userId: string } | null }): string {
 }
 
 /**
+ * Reads the multipart parts into `request.body` before validation, so the route's schema (CloneUpload) checks
+ * the upload as it checks any JSON body: the file `audio` as bytes, the text fields as strings. A text part
+ * named audio is no file and is left out, so the schema reports audio as missing.
+ */
+async function readUpload(request: FastifyRequest): Promise<void> {
+  if (!request.isMultipart()) {
+    throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name and language');
+  }
+  const body: Record<string, string | Uint8Array> = {};
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
+      const bytes = await part.toBuffer();
+      if (part.fieldname === 'audio') body.audio = bytes;
+    } else {
+      if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
+      if (typeof part.value === 'string' && part.fieldname !== 'audio') body[part.fieldname] = part.value;
+    }
+  }
+  request.body = body;
+}
+
+/**
  * POST /v1/forge/clone: multipart only. Its own scope drops the app's JSON parser and adds the multipart
  * one, so any other body is refused with 415 before it is read; the upload is capped at 10 MiB (413).
  */
@@ -27,48 +52,49 @@ async function cloneRoute(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   await app.register(multipart, { limits: MULTIPART_LIMITS });
 
-  app.post('/v1/forge/clone', { preHandler: requireAuth, config: { rateLimit: 'api' } }, async (request, reply) => {
-    const userId = userOf(request);
-    if (!request.isMultipart()) {
-      throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name and language');
-    }
-    let audio: Buffer | undefined;
-    const fields = new Map<string, string>();
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
-        if (part.fieldname === 'audio') audio = await part.toBuffer();
-        else await part.toBuffer();
-      } else {
-        if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
-        if (typeof part.value === 'string') fields.set(part.fieldname, part.value);
-      }
-    }
-    if (audio === undefined) throw new AppError('validation', 'audio is required: an audio file in the multipart field "audio"');
-    if (audio.length === 0) throw new AppError('invalid_audio', 'The audio file is empty');
-    const voice = await app.services.forge.clone(userId, { audio, name: fields.get('name'), language: fields.get('language') });
-    return reply.status(201).send({ voice: toOwnedPublicVoice(voice) });
-  });
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/v1/forge/clone',
+    {
+      // Who is asking is settled before a byte of the upload is read.
+      preValidation: [requireAuth, readUpload],
+      config: { rateLimit: 'api' },
+      schema: {
+        summary: 'Clone a voice',
+        description: 'multipart/form-data: `audio` (a speech sample: wav, mp3, ogg, flac), `name`, `language`. Answers 201 `{voice}`.',
+        consumes: ['multipart/form-data'],
+        body: CloneUpload,
+        response: { 201: ForgedVoice },
+      },
+    },
+    async (request, reply) => {
+      const userId = userOf(request);
+      if (request.body.audio.length === 0) throw new AppError('invalid_audio', 'The audio file is empty');
+      const voice = await app.services.forge.clone(userId, request.body);
+      return reply.status(201).send({ voice: toOwnedPublicVoice(voice) });
+    },
+  );
 }
 
 /** POST /v1/forge/breed: JSON only (the multipart parser lives in the clone route's scope). */
 async function breedRoute(app: FastifyInstance): Promise<void> {
-  app.post('/v1/forge/breed', { preHandler: requireAuth, config: { rateLimit: 'api' } }, async (request, reply) => {
-    const userId = userOf(request);
-    const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new AppError('validation', 'Send a JSON object: {"parent_a", "parent_b", "name", "mutation_rate", "seed"?}');
-    }
-    const b = body as Record<string, unknown>;
-    const voice = await app.services.forge.breed(userId, {
-      parentA: b.parent_a,
-      parentB: b.parent_b,
-      name: b.name,
-      mutationRate: b.mutation_rate,
-      seed: b.seed,
-    });
-    return reply.status(201).send({ voice: toOwnedPublicVoice(voice) });
-  });
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/v1/forge/breed',
+    {
+      preHandler: requireAuth,
+      config: { rateLimit: 'api' },
+      schema: {
+        summary: 'Breed two voices',
+        description:
+          'Crossover of the parents’ genes plus mutation scaled by `mutation_rate`; `seed` makes it repeatable. Answers 201 `{voice}` with `parents`.',
+        body: BreedBody,
+        response: { 201: ForgedVoice },
+      },
+    },
+    async (request, reply) => {
+      const voice = await app.services.forge.breed(userOf(request), request.body);
+      return reply.status(201).send({ voice: toOwnedPublicVoice(voice) });
+    },
+  );
 }
 
 export async function forgeRoutes(app: FastifyInstance): Promise<void> {

@@ -1,12 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
+import { VoiceDeleted, VoiceParams, VoiceResponse } from '../../schemas/voices.ts';
 import { toOwnedPublicVoice } from '../../voices/forge.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
 import { requireAuth } from '../plugins/auth.ts';
-
-const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /**
  * One voice by id: built-in voices for everyone, one's own clones and bred voices (with their genome and
@@ -16,24 +14,48 @@ export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { ownedVoices, voices } = app.services;
 
-  r.get('/api/voices/:id', { schema: { params: Params } }, async (request) => {
-    const { id } = request.params;
-    const builtin = voices.catalogVoice(id); // built-in and VOICES_DIR voices
-    if (builtin) return { voice: toPublicVoice(builtin) };
-    const userId = request.principal?.userId;
-    const owned = userId ? await ownedVoices.getOwned(id, userId) : null;
-    if (!owned) throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
-    return { voice: toOwnedPublicVoice(owned) };
-  });
+  r.get(
+    '/api/voices/:id',
+    {
+      schema: {
+        summary: 'Get one voice',
+        description: 'A built-in voice, or one of your own (with its genome and measurements). Another user’s voice is 404.',
+        params: VoiceParams,
+        response: { 200: VoiceResponse },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const builtin = voices.catalogVoice(id); // built-in and VOICES_DIR voices
+      if (builtin) return { voice: toPublicVoice(builtin) };
+      const userId = request.principal?.userId;
+      const owned = userId ? await ownedVoices.getOwned(id, userId) : null;
+      if (!owned) throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
+      return { voice: toOwnedPublicVoice(owned) };
+    },
+  );
 
-  r.delete('/api/voices/:id', { preHandler: requireAuth, config: { rateLimit: 'api' }, schema: { params: Params } }, async (request) => {
-    const { id } = request.params;
-    if (!request.principal) throw new AppError('unauthorized');
-    if (voices.catalogVoice(id)) throw new AppError('forbidden', 'Built-in voices cannot be deleted');
-    if (!(await ownedVoices.deleteOwned(id, request.principal.userId))) {
-      throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
-    }
-    voices.forget(id);
-    return { id, deleted: true };
-  });
+  r.delete(
+    '/api/voices/:id',
+    {
+      preHandler: requireAuth,
+      config: { rateLimit: 'api' },
+      schema: {
+        summary: 'Delete one of your voices',
+        description: 'Built-in voices cannot be deleted (403).',
+        params: VoiceParams,
+        response: { 200: VoiceDeleted },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      if (!request.principal) throw new AppError('unauthorized');
+      if (voices.catalogVoice(id)) throw new AppError('forbidden', 'Built-in voices cannot be deleted');
+      if (!(await ownedVoices.deleteOwned(id, request.principal.userId))) {
+        throw new AppError('voice_not_found', `No voice "${id.slice(0, 100)}"`);
+      }
+      voices.forget(id);
+      return { id, deleted: true };
+    },
+  );
 }

@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, UsageQuery, UsageReport } from '../../schemas/usage.ts';
 import { requireAuth } from '../plugins/auth.ts';
 
 /** GET /api/usage: what the caller synthesized, per UTC day and per key, over the last `days` days. */
@@ -14,23 +14,14 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Usage of your account',
         description: 'Characters synthesized and requests, per UTC day and per key, over the last `days` days (30 by default).',
-        querystring: Type.Object({ days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 366' })) }),
-        response: {
-          200: Type.Object({
-            plan: Type.String(),
-            since: Type.String({ description: 'First UTC day counted, YYYY-MM-DD' }),
-            days: Type.Array(Type.Object({ day: Type.String(), characters: Type.Number(), requests: Type.Number() })),
-            keys: Type.Array(
-              Type.Object({ key_id: Type.Union([Type.String(), Type.Null()]), name: Type.String(), characters: Type.Number(), requests: Type.Number() }),
-            ),
-          }),
-        },
+        querystring: UsageQuery,
+        response: { 200: UsageReport },
       },
     },
     async (request) => {
       const principal = request.principal;
       if (!principal) throw new AppError('unauthorized');
-      const days = Math.min(366, Math.max(1, Number(request.query.days ?? 30)));
+      const days = Math.min(MAX_USAGE_DAYS, Math.max(1, Number(request.query.days ?? DEFAULT_USAGE_DAYS)));
       const [user, report] = await Promise.all([app.services.users.findById(principal.userId), app.services.usage.report(principal.userId, days)]);
       return { plan: user?.plan ?? 'free', ...report };
     },

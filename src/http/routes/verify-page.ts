@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { htmlResponse } from '../plugins/openapi.ts';
 
 /**
  * GET /verify only shows a button: mail scanners open links, so a GET must never consume the token.
@@ -53,7 +54,12 @@ button.addEventListener('click', async () => {
 }
 
 export async function verifyPageRoute(app: FastifyInstance): Promise<void> {
-  app.get('/verify', async (_request, reply) => {
+  const schema = {
+    summary: 'Sign-in page of the e-mailed link',
+    description: 'An HTML page with a button that posts the token to /api/auth/verify; opening it consumes nothing.',
+    response: { 200: htmlResponse('HTML page') },
+  };
+  app.get('/verify', { schema }, async (_request, reply) => {
     const nonce = randomBytes(16).toString('base64');
     return reply
       .header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`)

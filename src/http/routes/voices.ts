@@ -1,11 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { parseVoiceFilter } from '../../voices/filter.ts';
 import { isValidSearchQuery, MAX_SEARCH_QUERY_CHARS } from '../../voices/search.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
-import { VoiceList } from '../plugins/openapi.ts';
+import { VoiceList, VoiceListQuery, VoiceSearchQuery, MAX_VOICE_SEARCH_LIMIT } from '../../schemas/voices.ts';
 
 /** Voice list and search are public; a signed-in caller (key or session) also sees their own voices. */
 export async function voiceRoutes(app: FastifyInstance): Promise<void> {
@@ -18,11 +17,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'List voices',
         description: 'Public. Built-in voices, plus your own when signed in (key or session). `language` matches a BCP 47 prefix (en matches en-US and en-GB).',
-        querystring: Type.Object({
-          language: Type.Optional(Type.String({ description: 'BCP 47 tag or prefix, e.g. en, en-GB' })),
-          gender: Type.Optional(Type.String({ description: 'female, male or neutral' })),
-          engine: Type.Optional(Type.String({ description: 'espeak, flite, piper or kokoro (neural voices from VOICES_DIR)' })),
-        }),
+        querystring: VoiceListQuery,
         response: { 200: VoiceList },
       },
     },
@@ -40,10 +35,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Search voices',
         description: 'Public. Free-text keywords over name, language, accent, gender and description, fuzzy and by prefix, best first.',
-        querystring: Type.Object({
-          q: Type.Optional(Type.String({ description: 'Keywords, e.g. "british female" (required)', examples: ['british female'] })),
-          limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'At most this many (200 at most)' })),
-        }),
+        querystring: VoiceSearchQuery,
         response: { 200: VoiceList },
       },
     },
@@ -51,7 +43,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
       const { q } = request.query;
       if (q === undefined || q.trim() === '') throw new AppError('validation', 'q is required: free-text keywords such as "british female"');
       if (!isValidSearchQuery(q)) throw new AppError('validation', `q must be at most ${MAX_SEARCH_QUERY_CHARS} characters of text`);
-      const limit = request.query.limit === undefined ? undefined : Math.min(200, Number(request.query.limit));
+      const limit = request.query.limit === undefined ? undefined : Math.min(MAX_VOICE_SEARCH_LIMIT, Number(request.query.limit));
       const found = await voices.search(q, request.principal?.userId ?? null, limit);
       return { voices: found.map(toPublicVoice) };
     },

@@ -1,0 +1,54 @@
+// The error catalogue and the one error body. Pure: only TypeBox, so the server, the client SDK and the
+// dashboard share the codes.
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * Every failure the API reports has a code here, with its HTTP status and default message; every error
+ * body is `{"error": message, "code": code, "request_id"}`.
+ */
+export const ERRORS = {
+  bad_request: { status: 400, message: 'Bad request' },
+  invalid_json: { status: 400, message: 'Request body is not valid JSON' },
+  validation: { status: 400, message: 'Request is invalid' },
+  invalid_token: { status: 400, message: 'This sign-in link is invalid, expired or already used' },
+  unauthorized: { status: 401, message: 'Authentication required: send a valid API key as "Authorization: Bearer <key>" or sign in' },
+  csrf: { status: 403, message: 'Cross-origin request refused: the Origin header must match the service origin' },
+  forbidden: { status: 403, message: 'Forbidden' },
+  not_found: { status: 404, message: 'Not found' },
+  route_not_found: { status: 404, message: 'No such endpoint' },
+  key_not_found: { status: 404, message: 'No such API key' },
+  voice_not_found: { status: 404, message: 'No such voice' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  payload_too_large: { status: 413, message: 'Request body is too large' },
+  text_too_long: { status: 413, message: 'Text is too long' },
+  unsupported_media_type: { status: 415, message: 'Unsupported content type' },
+  unsupported_audio: { status: 415, message: 'Unsupported audio: send WAV, MP3, Ogg (Opus or Vorbis) or FLAC' },
+  invalid_audio: { status: 400, message: 'The audio file is damaged or holds no audio' },
+  audio_too_short: { status: 400, message: 'The audio is too short' },
+  audio_too_long: { status: 413, message: 'The audio is too long' },
+  no_speech: { status: 400, message: 'No speech was found in the audio' },
+  rate_limited: { status: 429, message: 'Too many requests, retry later' },
+  internal: { status: 500, message: 'Internal server error' },
+  mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
+  unavailable: { status: 503, message: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export const RequestId = Type.String({ format: 'uuid', description: 'The id of the request, also in the X-Request-Id header and on its log lines' });
+
+/** The one error body (SPEC §7): `error` is the message, `code` a machine-readable code from the catalogue. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, for people' }),
+    // A string with an enum rather than a union: a client must still read a code added after it was built.
+    code: Type.Unsafe<ErrorCode>(Type.String({ enum: ERROR_CODES, description: 'What went wrong, for programs' })),
+    request_id: RequestId,
+  },
+  {
+    description: 'Every failure: a non-2xx status with this body',
+    examples: [{ error: 'No voice "robot-9"', code: 'voice_not_found', request_id: '3b0f1c2e-8d4a-4c55-9f3e-1f2a3b4c5d6e' }],
+  },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
