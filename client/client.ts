@@ -2,12 +2,25 @@
 import { errorFromResponse, VoxsmithError } from './errors.ts';
 import { SpeechStream, type StreamOptions, type WebSocketClass } from './stream.ts';
 import type {
+  ForgedVoice,
+  Health,
+  KeyList,
+  Message,
+  Readiness,
+  RevokedKey,
+  SessionResponse,
+  VerifyResponse,
+  VoiceDeleted,
+  VoiceList,
+  VoiceResponse,
+} from '../src/schemas/index.ts';
+import type {
   ApiKey,
   BreedRequest,
   CloneRequest,
   CreatedApiKey,
   OpenAISpeechRequest,
-  Readiness,
+  OwnedVoice,
   SpeakRequest,
   SpeechAudio,
   StreamRequest,
@@ -72,7 +85,7 @@ export class VoxsmithClient {
   // --- Sign-in (the dashboard's cookie session) ---
 
   /** Mails a one-time sign-in link; the answer is the same whether or not the address is known. */
-  login(email: string, options: RequestOptions = {}): Promise<{ message: string }> {
+  login(email: string, options: RequestOptions = {}): Promise<Message> {
     return this.json('/api/auth/login', { method: 'POST', json: { email }, ...options });
   }
 
@@ -82,17 +95,17 @@ export class VoxsmithClient {
    */
   async verify(token: string, options: RequestOptions = {}): Promise<{ user: User; sessionCookie?: string }> {
     const res = await this.send('/api/auth/verify', { method: 'POST', json: { token }, ...options });
-    const body = (await res.json()) as { user: User };
+    const body = (await res.json()) as VerifyResponse;
     const setCookie = typeof res.headers.getSetCookie === 'function' ? res.headers.getSetCookie() : [];
     const cookie = setCookie.find((c) => c.startsWith('vox_session='))?.split(';')[0];
     return cookie ? { user: body.user, sessionCookie: cookie } : { user: body.user };
   }
 
   async session(options: RequestOptions = {}): Promise<User | null> {
-    return (await this.json<{ user: User | null }>('/api/auth/session', options)).user;
+    return (await this.json<SessionResponse>('/api/auth/session', options)).user;
   }
 
-  logout(options: RequestOptions = {}): Promise<{ message: string }> {
+  logout(options: RequestOptions = {}): Promise<Message> {
     return this.json('/api/auth/logout', { method: 'POST', ...options });
   }
 
@@ -103,43 +116,44 @@ export class VoxsmithClient {
   }
 
   async listKeys(options: RequestOptions = {}): Promise<ApiKey[]> {
-    return (await this.json<{ keys: ApiKey[] }>('/api/auth/api-keys', options)).keys;
+    return (await this.json<KeyList>('/api/auth/api-keys', options)).keys;
   }
 
-  revokeKey(keyId: string, options: RequestOptions = {}): Promise<{ id: string; revoked: boolean }> {
+  revokeKey(keyId: string, options: RequestOptions = {}): Promise<RevokedKey> {
     return this.json('/api/auth/api-keys', { method: 'DELETE', json: { key_id: keyId }, ...options });
   }
 
   // --- Voices ---
 
   async listVoices(filter: VoiceFilter = {}, options: RequestOptions = {}): Promise<Voice[]> {
-    return (await this.json<{ voices: Voice[] }>('/api/voices', { query: { ...filter }, ...options })).voices;
+    return (await this.json<VoiceList>('/api/voices', { query: { ...filter }, ...options })).voices;
   }
 
   async searchVoices(q: string, search: { limit?: number } = {}, options: RequestOptions = {}): Promise<Voice[]> {
-    return (await this.json<{ voices: Voice[] }>('/api/voices/search', { query: { q, limit: search.limit }, ...options })).voices;
+    return (await this.json<VoiceList>('/api/voices/search', { query: { q, limit: search.limit }, ...options })).voices;
   }
 
-  async getVoice(id: string, options: RequestOptions = {}): Promise<Voice> {
-    return (await this.json<{ voice: Voice }>(`/api/voices/${encodeURIComponent(id)}`, options)).voice;
+  /** A built-in voice, or one of your own with its genome. */
+  async getVoice(id: string, options: RequestOptions = {}): Promise<OwnedVoice> {
+    return (await this.json<VoiceResponse>(`/api/voices/${encodeURIComponent(id)}`, options)).voice;
   }
 
-  deleteVoice(id: string, options: RequestOptions = {}): Promise<{ id: string; deleted: boolean }> {
+  deleteVoice(id: string, options: RequestOptions = {}): Promise<VoiceDeleted> {
     return this.json(`/api/voices/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
   }
 
   // --- Forge ---
 
-  async clone(request: CloneRequest, options: RequestOptions = {}): Promise<Voice> {
+  async clone(request: CloneRequest, options: RequestOptions = {}): Promise<OwnedVoice> {
     const form = new FormData();
     form.set('name', request.name);
     if (request.language !== undefined) form.set('language', request.language);
     form.set('audio', request.audio, request.filename ?? 'sample');
-    return (await this.json<{ voice: Voice }>('/v1/forge/clone', { method: 'POST', body: form, ...options })).voice;
+    return (await this.json<ForgedVoice>('/v1/forge/clone', { method: 'POST', body: form, ...options })).voice;
   }
 
-  async breed(request: BreedRequest, options: RequestOptions = {}): Promise<Voice> {
-    return (await this.json<{ voice: Voice }>('/v1/forge/breed', { method: 'POST', json: request, ...options })).voice;
+  async breed(request: BreedRequest, options: RequestOptions = {}): Promise<OwnedVoice> {
+    return (await this.json<ForgedVoice>('/v1/forge/breed', { method: 'POST', json: request, ...options })).voice;
   }
 
   // --- Speech ---
@@ -192,7 +206,7 @@ export class VoxsmithClient {
     return this.json('/api/usage', { query: { days }, ...options });
   }
 
-  health(options: RequestOptions = {}): Promise<{ status: string }> {
+  health(options: RequestOptions = {}): Promise<Health> {
     return this.json('/healthz', options);
   }
 

@@ -1,45 +1,24 @@
-// Request and response shapes of the Voxsmith API, as the server sends them (see /openapi.json).
+// Request and response shapes of the Voxsmith API: the server's own schemas (src/schemas), as static types,
+// plus the few shapes that exist only on this side (decoded audio, a file to upload).
+import type { CloneFields, Gender } from '../src/schemas/index.ts';
 
-export interface User {
-  id: string;
-  email: string;
-  plan: string;
-}
-
-export interface CreatedApiKey {
-  /** The full key: shown only in this answer. */
-  key: string;
-  id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  masked_key: string;
-  created_at: string;
-  last_used: string | null;
-}
-
-export type Gender = 'female' | 'male' | 'neutral';
-export type VoiceSource = 'builtin' | 'clone' | 'breed';
-
-export interface Voice {
-  id: string;
-  name: string;
-  /** BCP 47, e.g. en-GB. */
-  language: string;
-  language_name: string;
-  gender: Gender;
-  engine: string;
-  source: VoiceSource;
-  description: string;
-  tags: string[];
-  /** The parent ids of a bred voice. */
-  parents?: string[];
-  created_at?: string;
-}
+export type {
+  ApiKey,
+  BreedBody as BreedRequest,
+  CreatedApiKey,
+  ErrorBody,
+  ErrorCode,
+  Gender,
+  NotReady,
+  OwnedVoice,
+  Readiness,
+  UsageDay,
+  UsageKey,
+  UsageReport,
+  User,
+  Voice,
+  VoiceSource,
+} from '../src/schemas/index.ts';
 
 export interface VoiceFilter {
   /** BCP 47 tag or prefix: `en` matches en-US and en-GB. */
@@ -88,33 +67,12 @@ export interface StreamResult {
   cancelled: boolean;
 }
 
-export interface CloneRequest {
+/** The clone form's text fields, plus the sample as a Blob (a File in browsers). */
+export type CloneRequest = CloneFields & {
   /** A speech sample: wav, mp3, ogg (opus, vorbis) or flac. */
   audio: Blob;
   filename?: string;
-  name: string;
-  language?: string;
-}
-
-export interface BreedRequest {
-  parent_a: string;
-  parent_b: string;
-  name: string;
-  mutation_rate?: number;
-  seed?: number;
-}
-
-export interface UsageReport {
-  plan: string;
-  since: string;
-  days: Array<{ day: string; characters: number; requests: number }>;
-  keys: Array<{ key_id: string | null; name: string; characters: number; requests: number }>;
-}
-
-export interface Readiness {
-  status: string;
-  checks: Record<string, string>;
-}
+};
 
 export type OpenAIVoiceName =
   | 'alloy'
