@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { api, ApiError } from './api.ts';
+import { api, VoxsmithError } from './api.ts';
 import { ErrorText, message } from './components/feedback.tsx';
 import { Link, navigate, useLocation } from './router.tsx';
 import { SessionContext, type SessionValue } from './session.ts';
@@ -45,8 +45,7 @@ export function App() {
 
   const check = useCallback(async () => {
     try {
-      const body = await api.session();
-      setUser(body.user);
+      setUser(await api.session());
       setBootError(null);
     } catch (err) {
       setBootError(message(err));
@@ -71,7 +70,7 @@ export function App() {
           await api.logout();
         } catch (err) {
           // Already signed out elsewhere is fine; anything else the person should see.
-          if (!(err instanceof ApiError && err.status === 401)) {
+          if (!(err instanceof VoxsmithError && err.status === 401)) {
             setSignOutError(message(err));
             return;
           }

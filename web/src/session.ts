@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext } from 'react';
-import { ApiError } from './api.ts';
+import { VoxsmithError } from './api.ts';
+import { message } from './components/feedback.tsx';
 import type { User } from './types.ts';
 
 export interface SessionValue {
@@ -23,8 +24,8 @@ export function useFailure(): (err: unknown) => string {
   // Stable while the session is, so pages can name it in their effects' dependencies without refetching.
   return useCallback(
     (err: unknown) => {
-      if (err instanceof ApiError && err.status === 401 && err.code === 'unauthorized') session?.expired();
-      return err instanceof Error ? err.message : String(err);
+      if (err instanceof VoxsmithError && err.status === 401 && err.code === 'unauthorized') session?.expired();
+      return message(err);
     },
     [session],
   );

@@ -1,11 +1,5 @@
-// The API's shapes come from the SDK's own declarations, so the dashboard and the SDK cannot drift apart.
-import type { UsageReport } from '../../client/types.ts';
-
-export type { User, Gender, VoiceSource, Voice } from '../../client/types.ts';
-export type { ApiKey as ApiKeySummary, CreatedApiKey as CreatedKey, UsageReport as Usage } from '../../client/types.ts';
-
-export type UsageDay = UsageReport['days'][number];
-export type UsageKey = UsageReport['keys'][number];
+// The API's shapes are the SDK's, which are the server's own schemas: the dashboard cannot drift from either.
+export type { ApiKey, CreatedApiKey, Gender, OwnedVoice, UsageReport, User, Voice, VoiceSource } from '../../client/index.ts';
 
 export const FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw'] as const;
 export type AudioFormat = (typeof FORMATS)[number];

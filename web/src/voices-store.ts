@@ -20,8 +20,8 @@ function set(next: State): void {
 
 export function reloadVoices(): Promise<void> {
   loading = api
-    .voices()
-    .then((body) => set({ voices: body.voices, error: null }))
+    .listVoices()
+    .then((voices) => set({ voices, error: null }))
     .catch((err: unknown) => set({ voices: state.voices, error: err instanceof Error ? err.message : String(err) }))
     .finally(() => {
       loading = null;

@@ -1,15 +1,3 @@
-/** The stream's audio field: base64 of little-endian float32 mono samples. */
-export function decodeFloat32Base64(b64: string): Float32Array {
-  const binary = atob(b64);
-  const count = Math.floor(binary.length / 4);
-  const bytes = new Uint8Array(count * 4);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = binary.charCodeAt(i);
-  const view = new DataView(bytes.buffer);
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) out[i] = view.getFloat32(i * 4, true);
-  return out;
-}
-
 function wavHeader(dataBytes: number, sampleRate: number, bitsPerSample: number, format: number): ArrayBuffer {
   const header = new ArrayBuffer(44);
   const v = new DataView(header);

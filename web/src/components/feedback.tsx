@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { VoxsmithError } from '../api.ts';
 
 /** An error in words, announced by screen readers as soon as it appears. */
 export function ErrorText({ children, id }: { children: ReactNode; id?: string }) {
@@ -19,6 +20,11 @@ export function StatusText({ children, className }: { children: ReactNode; class
   );
 }
 
+/** A failure in words for the person: the service's own message, with the wait when it is a rate limit. */
 export function message(err: unknown): string {
+  if (err instanceof VoxsmithError) {
+    if (err.code === 'network') return 'Could not reach the service. Check your connection and try again.';
+    if (err.status === 429 && err.retryAfter !== undefined) return `${err.message} (try again in ${err.retryAfter} s)`;
+  }
   return err instanceof Error ? err.message : String(err);
 }

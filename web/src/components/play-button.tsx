@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../api.ts';
+import { speakBlob } from '../api.ts';
 import { previewText } from '../previews.ts';
 import type { Voice } from '../types.ts';
 import { message } from './feedback.tsx';
@@ -23,7 +23,7 @@ async function previewUrl(voiceId: string, text: string): Promise<string> {
   const key = `${voiceId}\n${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const blob = await api.speak({ text, voice_id: voiceId, format: 'mp3' });
+  const blob = await speakBlob({ text, voice_id: voiceId, format: 'mp3' });
   const url = URL.createObjectURL(blob);
   cache.set(key, url);
   return url;

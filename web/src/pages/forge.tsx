@@ -173,13 +173,7 @@ function CloneForm() {
     setBusy(true);
     setError(null);
     try {
-      const form = new FormData();
-      // Text fields before the file, so a streaming multipart parser has them when the file arrives.
-      form.append('name', name.trim());
-      form.append('language', language);
-      form.append('audio', sample.blob, sample.fileName);
-      const body = await api.clone(form);
-      setCreated(body.voice);
+      setCreated(await api.clone({ name: name.trim(), language, audio: sample.blob, filename: sample.fileName }));
       await reloadVoices();
     } catch (err) {
       setError(fail(err));
@@ -296,8 +290,8 @@ function BreedForm() {
     try {
       const a = voices.voices?.find((v) => v.id === parentA);
       const b = voices.voices?.find((v) => v.id === parentB);
-      const body = await api.breed({ parent_a: parentA, parent_b: parentB, name: name.trim(), mutation_rate: mutation, ...(seedValue !== undefined ? { seed: seedValue } : {}) });
-      setChild({ voice: body.voice, a, b });
+      const voice = await api.breed({ parent_a: parentA, parent_b: parentB, name: name.trim(), mutation_rate: mutation, ...(seedValue !== undefined ? { seed: seedValue } : {}) });
+      setChild({ voice, a, b });
       await reloadVoices();
     } catch (err) {
       setError(fail(err));

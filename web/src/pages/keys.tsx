@@ -5,9 +5,9 @@ import { ErrorText, StatusText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { when } from '../format.ts';
 import { useFailure } from '../session.ts';
-import type { ApiKeySummary, CreatedKey } from '../types.ts';
+import type { ApiKey, CreatedApiKey } from '../types.ts';
 
-function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   const [copied, setCopied] = useState<string>('');
   const field = useRef<HTMLInputElement>(null);
   const panel = useRef<HTMLElement>(null);
@@ -59,13 +59,13 @@ function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }
 
 export function KeysPage() {
   const fail = useFailure();
-  const [keys, setKeys] = useState<ApiKeySummary[] | null>(null);
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedKey | null>(null);
-  const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [revokeBusy, setRevokeBusy] = useState(false);
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
@@ -74,8 +74,7 @@ export function KeysPage() {
 
   const load = useCallback(async () => {
     try {
-      const body = await api.listKeys();
-      setKeys(body.keys);
+      setKeys(await api.listKeys());
       setListError(null);
     } catch (err) {
       setListError(fail(err));

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { api } from '../api.ts';
+import { speakBlob } from '../api.ts';
 import { pcmBlobToWav } from '../audio/pcm.ts';
 import { appConfig } from '../config.ts';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -9,7 +9,7 @@ import { bytes, count } from '../format.ts';
 import { previewText } from '../previews.ts';
 import { useLocation } from '../router.tsx';
 import { useFailure } from '../session.ts';
-import { startStream, type StreamProgress } from '../stream-client.ts';
+import { startStream, type StreamProgress } from '../live-stream.ts';
 import { FORMATS, type AudioFormat } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
@@ -80,7 +80,7 @@ export function PlaygroundPage() {
     setBusy(true);
     const started = performance.now();
     try {
-      const blob = await api.speak({ text, voice_id: voiceId, speed, format });
+      const blob = await speakBlob({ text, voice_id: voiceId, speed, format });
       const url = URL.createObjectURL(blob);
       // Raw PCM has no header for a player to read; play a WAV-wrapped copy, download the raw bytes.
       const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, 24_000)) : url;

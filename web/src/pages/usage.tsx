@@ -4,7 +4,7 @@ import { ErrorText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { count } from '../format.ts';
 import { useFailure, useSession } from '../session.ts';
-import type { Usage } from '../types.ts';
+import type { UsageReport } from '../types.ts';
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
 
@@ -16,7 +16,7 @@ function dayLabel(day: string): string {
 export function UsagePage() {
   const fail = useFailure();
   const { user } = useSession();
-  const [usage, setUsage] = useState<Usage | null>(null);
+  const [usage, setUsage] = useState<UsageReport | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError } from '../api.ts';
+import { api, VoxsmithError } from '../api.ts';
 import { ErrorText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { PlayButton } from '../components/play-button.tsx';
@@ -23,11 +23,11 @@ function useVoice(id: string, known: Voice[] | null): { voice: Voice | null; err
       return;
     }
     api
-      .voice(id)
+      .getVoice(id)
       .then((v) => live && setVoice(v))
       .catch((err: unknown) => {
         if (!live) return;
-        setError(err instanceof ApiError && err.status === 404 ? `No voice “${id}” (it may have been deleted).` : fail(err));
+        setError(err instanceof VoxsmithError && err.status === 404 ? `No voice “${id}” (it may have been deleted).` : fail(err));
       });
     return () => {
       live = false;

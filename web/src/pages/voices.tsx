@@ -7,7 +7,7 @@ import { dropPreview, PlayButton } from '../components/play-button.tsx';
 import { languageOptions, matchesLanguage } from '../languages.ts';
 import { Link } from '../router.tsx';
 import { useFailure } from '../session.ts';
-import type { Voice } from '../types.ts';
+import type { Gender, Voice } from '../types.ts';
 import { isOwn, useVoices } from '../voices-store.ts';
 
 const SEARCH_DELAY_MS = 200;
@@ -55,7 +55,7 @@ export function VoicesPage() {
   const fail = useFailure();
   const all = useVoices();
   const [language, setLanguage] = useState('');
-  const [gender, setGender] = useState('');
+  const [gender, setGender] = useState<Gender | ''>('');
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<{ voices: Voice[]; query: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -75,9 +75,9 @@ export function VoicesPage() {
       try {
         let list: Voice[];
         if (text === '') {
-          list = (await api.voices({ language, gender })).voices;
+          list = await api.listVoices({ language: language || undefined, gender: gender || undefined });
         } else {
-          list = (await api.searchVoices(text, abort.signal)).voices.filter(
+          list = (await api.searchVoices(text, { limit: 200 }, { signal: abort.signal })).filter(
             (v) => (!language || matchesLanguage(v.language, language)) && (!gender || v.gender === gender),
           );
         }
@@ -148,7 +148,7 @@ export function VoicesPage() {
         </div>
         <div className="field">
           <label htmlFor="voice-gender">Gender</label>
-          <select id="voice-gender" value={gender} onChange={(e) => setGender(e.target.value)}>
+          <select id="voice-gender" value={gender} onChange={(e) => setGender(e.target.value as Gender | '')}>
             <option value="">Any</option>
             <option value="female">Female</option>
             <option value="male">Male</option>
