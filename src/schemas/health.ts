@@ -2,14 +2,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ErrorBody } from './errors.ts';
 
-export const Health = Type.Object({ status: Type.Literal('ok') });
+export const Health = Type.Object({ status: Type.Literal('ok') }, { description: 'Up' });
 export type Health = Static<typeof Health>;
 
 const Checks = Type.Record(Type.String(), Type.Unsafe<'ok' | 'failing'>(Type.String({ enum: ['ok', 'failing'] })), {
   description: 'Each readiness check by name: "ok" or "failing"',
 });
 
-export const Readiness = Type.Object({ status: Type.Literal('ready'), checks: Checks });
+export const Readiness = Type.Object({ status: Type.Literal('ready'), checks: Checks }, { description: 'Ready' });
 export type Readiness = Static<typeof Readiness>;
 
 /** The 503 of /readyz: the error body plus which checks failed. */

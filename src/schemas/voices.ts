@@ -61,7 +61,7 @@ export const OwnedVoice = Type.Composite(
 );
 export type OwnedVoice = Static<typeof OwnedVoice>;
 
-export const VoiceList = Type.Object({ voices: Type.Array(Voice) });
+export const VoiceList = Type.Object({ voices: Type.Array(Voice) }, { description: 'The voices, best match first for a search' });
 export type VoiceList = Static<typeof VoiceList>;
 
 export const VoiceListQuery = Type.Object({
@@ -81,8 +81,8 @@ export const VoiceParams = Type.Object({ id: Type.String({ minLength: 1, maxLeng
 export type VoiceParams = Static<typeof VoiceParams>;
 
 /** One voice: a built-in one, or one's own with its genome. */
-export const VoiceResponse = Type.Object({ voice: OwnedVoice });
+export const VoiceResponse = Type.Object({ voice: OwnedVoice }, { description: 'The voice' });
 export type VoiceResponse = Static<typeof VoiceResponse>;
 
-export const VoiceDeleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+export const VoiceDeleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() }, { description: 'Deleted' });
 export type VoiceDeleted = Static<typeof VoiceDeleted>;
