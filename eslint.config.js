@@ -33,6 +33,16 @@ export default tseslint.config(
     },
   },
   {
+    // The schemas are shared with the client SDK and the dashboard, which run in browsers: TypeBox and each other only.
+    files: ['src/schemas/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!@sinclair/typebox(/|$)|\\./)', message: 'src/schemas/ imports only @sinclair/typebox and its own files.' }] },
+      ],
+    },
+  },
+  {
     files: ['web/src/**/*.{ts,tsx}', 'client/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },
