@@ -24,6 +24,8 @@ export interface VoiceFilter {
   /** BCP 47 tag or prefix: `en` matches en-US and en-GB. */
   language?: string;
   gender?: Gender;
+  /** espeak, flite, piper or kokoro. */
+  engine?: string;
 }
 
 export type AudioFormat = 'mp3' | 'wav' | 'opus' | 'flac' | 'pcm' | 'mulaw';
