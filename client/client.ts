@@ -1,6 +1,6 @@
 // A typed client for every Voxsmith endpoint. Runs in browsers and in Node 18+ (global fetch); no Node imports.
 import { errorFromResponse, VoxsmithError } from './errors.ts';
-import { SpeechStream, type StreamOptions, type WebSocketClass } from './stream.ts';
+import { SpeechStream, STREAM_SAMPLE_RATE, type StreamOptions, type WebSocketClass } from './stream.ts';
 import type {
   ForgedVoice,
   Health,
@@ -239,7 +239,7 @@ export class VoxsmithClient {
   private audioHeaders(res: Response): Omit<SpeechResponse, 'body'> {
     return {
       contentType: res.headers.get('content-type') ?? 'application/octet-stream',
-      sampleRate: Number(res.headers.get('x-sample-rate') ?? 24_000),
+      sampleRate: Number(res.headers.get('x-sample-rate') ?? STREAM_SAMPLE_RATE),
       voiceId: res.headers.get('x-voice-id') ?? '',
     };
   }

@@ -1,9 +1,10 @@
 // The WebSocket stream (/v1/ws/stream): JSON text frames in, base64 float32 PCM chunks out.
 import { VoxsmithError } from './errors.ts';
+import { STREAM_SAMPLE_RATE } from '../src/schemas/speech.ts';
 import type { StreamRequest, StreamResult, WordTiming } from './types.ts';
 
 /** Sample rate of the stream's audio: float32 mono at 24 000 Hz. */
-export const STREAM_SAMPLE_RATE = 24_000;
+export { STREAM_SAMPLE_RATE };
 
 /**
  * A WebSocket class: the browser's own, or the `ws` package's in Node 20 (which has no global WebSocket).

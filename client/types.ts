@@ -1,6 +1,6 @@
 // Request and response shapes of the Voxsmith API: the server's own schemas (src/schemas), as static types,
 // plus the few shapes that exist only on this side (decoded audio, a file to upload).
-import type { CloneFields, Gender } from '../src/schemas/index.ts';
+import type { CloneFields, DoneMessage, Gender, SynthesizeMessage } from '../src/schemas/index.ts';
 
 export type {
   ApiKey,
@@ -10,14 +10,19 @@ export type {
   ErrorCode,
   Gender,
   NotReady,
+  OpenAiSpeechBody as OpenAISpeechRequest,
+  OpenAiVoiceName as OpenAIVoiceName,
   OwnedVoice,
   Readiness,
+  SpeakBody as SpeakRequest,
+  SpeechFormat as AudioFormat,
   UsageDay,
   UsageKey,
   UsageReport,
   User,
   Voice,
   VoiceSource,
+  WordTiming,
 } from '../src/schemas/index.ts';
 
 export interface VoiceFilter {
@@ -28,18 +33,6 @@ export interface VoiceFilter {
   engine?: string;
 }
 
-export type AudioFormat = 'mp3' | 'wav' | 'opus' | 'flac' | 'pcm' | 'mulaw';
-
-export interface SpeakRequest {
-  text: string;
-  /** A voice id from the library, or "default". */
-  voice_id?: string;
-  /** 0.25 to 4; 1 is normal. */
-  speed?: number;
-  /** mp3 by default. */
-  format?: AudioFormat;
-}
-
 export interface SpeechAudio {
   audio: Uint8Array;
   contentType: string;
@@ -48,26 +41,11 @@ export interface SpeechAudio {
   voiceId: string;
 }
 
-export interface StreamRequest {
-  text: string;
-  voice_id?: string;
-  /** Checks that the voice is spoken by this engine. */
-  engine?: string;
-  speed?: number;
-}
+/** A request on the stream: its `synthesize` message without the type and the id, which the client sets. */
+export type StreamRequest = Omit<SynthesizeMessage, 'type' | 'id'>;
 
-export interface WordTiming {
-  word: string;
-  /** Seconds from the start of this request's audio. */
-  start: number;
-  end: number;
-}
-
-export interface StreamResult {
-  samples: number;
-  seconds: number;
-  cancelled: boolean;
-}
+/** The totals of one streamed request, from its `done` message. */
+export type StreamResult = Pick<DoneMessage, 'samples' | 'seconds'> & { cancelled: boolean };
 
 /** The clone form's text fields, plus the sample as a Blob (a File in browsers). */
 export type CloneRequest = CloneFields & {
@@ -75,28 +53,3 @@ export type CloneRequest = CloneFields & {
   audio: Blob;
   filename?: string;
 };
-
-export type OpenAIVoiceName =
-  | 'alloy'
-  | 'ash'
-  | 'ballad'
-  | 'coral'
-  | 'echo'
-  | 'fable'
-  | 'nova'
-  | 'onyx'
-  | 'sage'
-  | 'shimmer'
-  | 'verse'
-  | 'marin'
-  | 'cedar';
-
-/** The body of OpenAI's speech API, as /v1/audio/speech takes it. */
-export interface OpenAISpeechRequest {
-  model: 'tts-1' | 'tts-1-hd' | 'gpt-4o-mini-tts' | 'espeak' | 'flite' | (string & {});
-  input: string;
-  voice: OpenAIVoiceName | (string & {}) | { id: string };
-  response_format?: 'mp3' | 'opus' | 'flac' | 'wav' | 'pcm' | 'mulaw';
-  speed?: number;
-  instructions?: string;
-}

@@ -7,3 +7,5 @@ export * from './voices.ts';
 export * from './forge.ts';
 export * from './usage.ts';
 export * from './health.ts';
+export * from './speech.ts';
+export * from './stream.ts';

@@ -1,5 +1,3 @@
 // The API's shapes are the SDK's, which are the server's own schemas: the dashboard cannot drift from either.
 export type { ApiKey, CreatedApiKey, Gender, OwnedVoice, UsageReport, User, Voice, VoiceSource } from '../../client/index.ts';
-
-export const FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw'] as const;
-export type AudioFormat = (typeof FORMATS)[number];
+export type { AudioFormat } from '../../client/index.ts';

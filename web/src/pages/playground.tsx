@@ -10,7 +10,8 @@ import { previewText } from '../previews.ts';
 import { useLocation } from '../router.tsx';
 import { useFailure } from '../session.ts';
 import { startStream, type StreamProgress } from '../live-stream.ts';
-import { FORMATS, type AudioFormat } from '../types.ts';
+import { SPEECH_FORMATS, STREAM_SAMPLE_RATE } from '../../../client/index.ts';
+import type { AudioFormat } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
 const FORMAT_LABELS: Record<AudioFormat, string> = {
@@ -83,7 +84,7 @@ export function PlaygroundPage() {
       const blob = await speakBlob({ text, voice_id: voiceId, speed, format });
       const url = URL.createObjectURL(blob);
       // Raw PCM has no header for a player to read; play a WAV-wrapped copy, download the raw bytes.
-      const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, 24_000)) : url;
+      const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, STREAM_SAMPLE_RATE)) : url;
       setResult({ url, playUrl, format, size: blob.size, ms: performance.now() - started });
     } catch (err) {
       setError(fail(err));
@@ -129,7 +130,7 @@ export function PlaygroundPage() {
           <div className="field">
             <label htmlFor="pg-format">Format</label>
             <select id="pg-format" value={format} onChange={(e) => setFormat(e.target.value as AudioFormat)}>
-              {FORMATS.map((f) => (
+              {SPEECH_FORMATS.map((f) => (
                 <option key={f} value={f}>
                   {FORMAT_LABELS[f]}
                 </option>
