@@ -1,14 +1,7 @@
 // Integrated loudness (ITU-R BS.1770-4 / EBU R128) of a mono signal: K-weighting, 400 ms blocks every
 // 100 ms, an absolute gate at -70 LUFS and a relative gate 10 LU under the ungated level. No npm meter
 // was both kept and free of native code; this is the standard's own recipe, checked against ffmpeg's ebur128.
-
-interface Biquad {
-  b0: number;
-  b1: number;
-  b2: number;
-  a1: number;
-  a2: number;
-}
+import { runBiquad, type Biquad } from './analysis/filters.ts';
 
 // The standard gives the filters at 48 kHz; these are the analogue prototypes behind them
 // (as libebur128 and pyloudnorm derive them), so any sample rate gets the same response.
@@ -38,20 +31,7 @@ function highPass(rate: number): Biquad {
 }
 
 function filter(x: Float64Array, f: Biquad): Float64Array {
-  const y = new Float64Array(x.length);
-  let x1 = 0;
-  let x2 = 0;
-  let y1 = 0;
-  let y2 = 0;
-  for (let i = 0; i < x.length; i++) {
-    const v = f.b0 * x[i] + f.b1 * x1 + f.b2 * x2 - f.a1 * y1 - f.a2 * y2;
-    x2 = x1;
-    x1 = x[i];
-    y2 = y1;
-    y1 = v;
-    y[i] = v;
-  }
-  return y;
+  return runBiquad(x, f, new Float64Array(x.length));
 }
 
 const ABSOLUTE_GATE_LUFS = -70;

@@ -27,22 +27,23 @@ export function decimate(x: Float32Array, factor: number): Float32Array {
   return out;
 }
 
-/** RBJ band-pass biquad (constant 0 dB peak gain), run forward once. */
-export function bandPass(x: Float32Array, rate: number, centerHz: number, q: number): Float32Array {
-  const w0 = (2 * Math.PI * Math.min(centerHz, rate * 0.45)) / rate;
-  const alpha = Math.sin(w0) / (2 * q);
-  const a0 = 1 + alpha;
-  const b0 = alpha / a0;
-  const b2 = -alpha / a0;
-  const a1 = (-2 * Math.cos(w0)) / a0;
-  const a2 = (1 - alpha) / a0;
-  const y = new Float32Array(x.length);
+/** Coefficients of a biquad section, normalised so a0 = 1. */
+export interface Biquad {
+  b0: number;
+  b1: number;
+  b2: number;
+  a1: number;
+  a2: number;
+}
+
+/** Runs one biquad section forward over `x` into `y` (direct form I) and returns `y`. */
+export function runBiquad<T extends Float32Array | Float64Array>(x: ArrayLike<number>, f: Biquad, y: T): T {
   let x1 = 0;
   let x2 = 0;
   let y1 = 0;
   let y2 = 0;
   for (let i = 0; i < x.length; i++) {
-    const v = b0 * x[i] + b2 * x2 - a1 * y1 - a2 * y2;
+    const v = f.b0 * x[i] + f.b1 * x1 + f.b2 * x2 - f.a1 * y1 - f.a2 * y2;
     x2 = x1;
     x1 = x[i];
     y2 = y1;
@@ -50,4 +51,13 @@ export function bandPass(x: Float32Array, rate: number, centerHz: number, q: num
     y[i] = v;
   }
   return y;
+}
+
+/** RBJ band-pass biquad (constant 0 dB peak gain), run forward once. */
+export function bandPass(x: Float32Array, rate: number, centerHz: number, q: number): Float32Array {
+  const w0 = (2 * Math.PI * Math.min(centerHz, rate * 0.45)) / rate;
+  const alpha = Math.sin(w0) / (2 * q);
+  const a0 = 1 + alpha;
+  const f = { b0: alpha / a0, b1: 0, b2: -alpha / a0, a1: (-2 * Math.cos(w0)) / a0, a2: (1 - alpha) / a0 };
+  return runBiquad(x, f, new Float32Array(x.length));
 }
