@@ -14,6 +14,7 @@ export const ERRORS = {
   unauthorized: { status: 401, message: 'Authentication required: send a valid API key as "Authorization: Bearer <key>" or sign in' },
   csrf: { status: 403, message: 'Cross-origin request refused: the Origin header must match the service origin' },
   forbidden: { status: 403, message: 'Forbidden' },
+  session_required: { status: 403, message: 'Creating and revoking API keys needs a signed-in session (the dashboard), not an API key' },
   not_found: { status: 404, message: 'Not found' },
   route_not_found: { status: 404, message: 'No such endpoint' },
   key_not_found: { status: 404, message: 'No such API key' },

@@ -43,6 +43,15 @@ export async function requireAuth(this: FastifyInstance, request: FastifyRequest
   if (request.principal.via === 'session') checkOrigin(this, request);
 }
 
+/**
+ * preHandler for minting and revoking keys: only a signed-in session may, so a leaked key can never mint a
+ * successor that outlives its own revocation.
+ */
+export async function requireSession(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await requireAuth.call(this, request, reply);
+  if (request.principal?.via !== 'session') throw new AppError('session_required');
+}
+
 export const authPlugin = fp(async function auth(app: FastifyInstance) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { CreateKeyBody, CreatedApiKey, KeyList, RevokedKey, RevokeKeyBody, RevokeKeyQuery } from '../../schemas/api-keys.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireAuth, requireSession } from '../plugins/auth.ts';
 import type { Principal } from '../types.ts';
 
 function principalOf(p: Principal | null): Principal {
@@ -17,7 +17,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
   r.post(
     '/api/auth/api-keys',
     {
-      preHandler: requireAuth,
+      preHandler: requireSession,
       schema: {
         summary: 'Create an API key',
         description: 'The full key is in this answer only; store it. At most 50 live keys per account.',
@@ -39,7 +39,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
   r.delete(
     '/api/auth/api-keys',
     {
-      preHandler: requireAuth,
+      preHandler: requireSession,
       schema: {
         summary: 'Revoke an API key',
         description: 'Immediate and irreversible; open WebSocket streams of the key close at once. `key_id` in the JSON body or the query string.',
