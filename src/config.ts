@@ -17,6 +17,8 @@ export interface Config {
   databaseUrl: string | null;
   redisUrl: string | null;
   rateLimitPerMinute: number;
+  /** Failed authentications (bad or unknown key, stale session) per client address and minute, then 429. */
+  authFailureLimitPerMinute: number;
   loginRateLimitPerMinute: number;
   /** Sign-in requests per e-mail address per hour, whoever asks. */
   loginAddressLimitPerHour: number;
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: databaseUrl ? databaseUrl.toString() : null,
     redisUrl: redisUrl ? redisUrl.toString() : null,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     loginRateLimitPerMinute: int(env, 'LOGIN_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
     loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     maxTextChars: int(env, 'MAX_TEXT_CHARS', 10_000, 1, 1_000_000),

@@ -85,6 +85,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   });
   const app = await buildApp(config, { logStream, ...options, ...(pgSchema ? { pgSchema } : {}), ...(redisPrefix ? { redisPrefix } : {}) });

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
+import { enforce } from './rate-limit.ts';
 import type { Principal } from '../types.ts';
 
 export const SESSION_COOKIE = 'vox_session';
@@ -14,16 +15,43 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export async function resolvePrincipal(app: FastifyInstance, request: FastifyRequest, bearer: string | null): Promise<Principal | null> {
   if (bearer !== null) {
     const key = await app.services.apiKeys.authenticate(bearer);
-    if (!key) throw new AppError('unauthorized', 'Invalid API key');
+    if (!key) return failedAuthentication(app, request, new AppError('unauthorized', 'Invalid API key'));
     return { via: 'key', userId: key.userId, keyId: key.keyId };
   }
   const sessionId = request.cookies[SESSION_COOKIE];
   if (!sessionId) return null;
   const session = await app.services.sessions.resolve(sessionId);
-  return session ? { via: 'session', userId: session.userId, sessionIdHash: session.idHash } : null;
+  if (!session) {
+    await countAuthFailure(app, request);
+    return null;
+  }
+  return { via: 'session', userId: session.userId, sessionIdHash: session.idHash };
 }
 
-export function bearerToken(request: FastifyRequest): string | null {
+/**
+ * Every credential that names nothing (bad key, unknown or revoked key, stale session) counts against the
+ * caller's address in the shared sliding window, so guessing is throttled on every node alike; over the
+ * limit the answer is 429 with Retry-After instead of 401.
+ */
+async function countAuthFailure(app: FastifyInstance, request: FastifyRequest): Promise<void> {
+  await enforce(app, null, `authfail:ip:${request.ip}`, app.config.authFailureLimitPerMinute, 60_000, 'auth-failure');
+}
+
+async function failedAuthentication(app: FastifyInstance, request: FastifyRequest, error: AppError): Promise<never> {
+  await countAuthFailure(app, request);
+  throw error;
+}
+
+/** The Bearer credential, counted as a failed authentication when the header is malformed. */
+export async function presentedBearer(app: FastifyInstance, request: FastifyRequest): Promise<string | null> {
+  try {
+    return bearerToken(request);
+  } catch (error) {
+    return failedAuthentication(app, request, error as AppError);
+  }
+}
+
+function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (header === undefined) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -56,6 +84,6 @@ export const authPlugin = fp(async function auth(app: FastifyInstance) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.ownAuthorization) return;
-    request.principal = await resolvePrincipal(app, request, bearerToken(request));
+    request.principal = await resolvePrincipal(app, request, await presentedBearer(app, request));
   });
 });
