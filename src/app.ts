@@ -15,7 +15,7 @@ import { UserService } from './accounts/users.ts';
 import { openStore } from './store/database.ts';
 import { openSharedState } from './store/shared-state/open.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
-import { errorsPlugin } from './http/plugins/errors.ts';
+import { errorsPlugin, frameworkError, writeClientError } from './http/plugins/errors.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { rateLimitPlugin } from './http/plugins/rate-limit.ts';
 import { logRedact, logSerializers } from './http/log.ts';
@@ -128,6 +128,9 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     },
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // Errors of Node's HTTP parser and of the router still answer in the one error envelope.
+    clientErrorHandler: writeClientError,
+    frameworkErrors: frameworkError,
     // Behind a load balancer the client address comes from X-Forwarded-For, but only from trusted proxies.
     trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy,
     forceCloseConnections: 'idle',

@@ -47,6 +47,15 @@ export class MagicLinkService {
     return row?.email ?? null;
   }
 
+  /**
+   * Why `consume` refused a token: `expired` when the link was never used and merely ran out of time (the
+   * client should ask for a new one), otherwise `invalid` (never issued, replaced by a newer one, used).
+   */
+  async refusal(token: string): Promise<'expired' | 'invalid'> {
+    const row = await this.db.selectFrom('magic_links').select(['used_at', 'expires_at']).where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+    return row && row.used_at === null && row.expires_at <= new Date().toISOString() ? 'expired' : 'invalid';
+  }
+
   /** Drops links that can no longer be used. */
   async prune(): Promise<void> {
     await this.db.deleteFrom('magic_links').where('expires_at', '<', new Date().toISOString()).execute();

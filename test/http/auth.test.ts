@@ -139,15 +139,29 @@ describe('magic-link sign-in: errors', () => {
     assert.equal((await s.request('/api/auth/verify', { json: { token: second } })).status, 200);
   });
 
-  test('an expired token is refused', async () => {
+  test('an expired token is refused with 410 link_expired (ask for a new one); a used one stays 400', async () => {
     const n = s.mail.messages.length;
     await s.request('/api/auth/login', { json: { email: 'late@example.com' } });
     const token = await s.mail.tokenFor('late@example.com', n);
     // Move the clock of this one link instead of waiting 15 minutes.
     await s.app.services.db.updateTable('magic_links').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('email', '=', 'late@example.com').execute();
     const res = await s.request('/api/auth/verify', { json: { token } });
-    assert.equal(res.status, 400);
-    assert.match(((await res.json()) as { error: string }).error, /expired|invalid/);
+    assert.equal(res.status, 410);
+    const body = (await res.json()) as { error: string; code: string; request_id: string };
+    assert.equal(body.code, 'link_expired');
+    assert.match(body.error, /expired/);
+    assert.ok(body.request_id);
+
+    const m = s.mail.messages.length;
+    await s.request('/api/auth/login', { json: { email: 'used@example.com' } });
+    const used = await s.mail.tokenFor('used@example.com', m);
+    assert.equal((await s.request('/api/auth/verify', { json: { token: used } })).status, 200);
+    const again = await s.request('/api/auth/verify', { json: { token: used } });
+    assert.equal(again.status, 400);
+    assert.equal(((await again.json()) as { code: string }).code, 'invalid_token');
+    const never = await s.request('/api/auth/verify', { json: { token: 'never-issued' } });
+    assert.equal(never.status, 400);
+    assert.equal(((await never.json()) as { code: string }).code, 'invalid_token');
   });
 
   test('an idle session expires', async () => {

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, errorBody, type ErrorCode } from '../../errors.ts';
 import { isStoreUnavailable } from '../../store/unavailable.ts';
 
@@ -27,8 +30,85 @@ function describeValidation(error: FastifyError): string {
   return field ? `${where}.${field} ${first.message ?? 'is invalid'}` : `${where} ${first.message ?? 'is invalid'}`;
 }
 
+/**
+ * JSON.parse with the prototype-poisoning keys refused by name: Fastify's own parser says only "not valid
+ * JSON" for them, which sends the client looking for a syntax error that is not there.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) throw new AppError('invalid_json', 'Request body is empty but Content-Type says JSON');
+  try {
+    return JSON.parse(text, (key, value: unknown) => {
+      if (key === '__proto__') throw new AppError('forbidden_json_key', 'The JSON key "__proto__" is not allowed');
+      if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
+        throw new AppError('forbidden_json_key', 'The JSON key "constructor" holding a "prototype" is not allowed');
+      }
+      return value;
+    });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('invalid_json', `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** What Node's HTTP parser refuses before Fastify sees a request, in the words of the catalogue. */
+function clientErrorCode(code: string | undefined): { code: ErrorCode; message?: string } {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 'request_timeout' };
+    case 'HPE_HEADER_OVERFLOW':
+      return { code: 'headers_too_large' };
+    case 'HPE_INVALID_METHOD':
+      return { code: 'malformed_request', message: 'Unknown HTTP method' };
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return { code: 'malformed_request', message: 'The Content-Length header is invalid' };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return { code: 'malformed_request', message: 'Transfer-Encoding and Content-Length must not both be sent' };
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return { code: 'malformed_request', message: 'The Transfer-Encoding header is invalid' };
+    default:
+      return { code: 'malformed_request' };
+  }
+}
+
+/**
+ * Fastify's clientErrorHandler: errors of Node's HTTP parser and its timeouts (no Fastify request exists
+ * yet), written straight to the socket in the envelope with a request id of their own.
+ */
+export function writeClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { code, message } = clientErrorCode(error.code);
+  const requestId = randomUUID();
+  const status = ERRORS[code].status;
+  this.log.info({ reqId: requestId, code, cause: error.code }, 'client error');
+  // A response already under way cannot be followed by another one on the same socket.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ ...errorBody(code, message), request_id: requestId });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** Fastify's frameworkErrors: router-level failures (a bad percent-encoding in the URL) before any route runs. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const code: ErrorCode = error.code === 'FST_ERR_BAD_URL' ? 'bad_url' : 'bad_request';
+  const message = code === 'bad_request' ? error.message : undefined;
+  void reply.status(ERRORS[code].status).type('application/json; charset=utf-8').header('X-Request-Id', request.id).send({ ...errorBody(code, message), request_id: request.id });
+}
+
 /** One JSON error body for everything, our errors and the framework's, with a request id beside it. */
 export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as AppError, undefined);
+    }
+  });
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     let status: number;
     let body: { error: string; code: string };

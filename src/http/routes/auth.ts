@@ -61,7 +61,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       // Login CSRF: only our own pages (or non-browser clients, which send no Origin) may sign someone in.
       if (request.headers.origin !== undefined) checkOrigin(app, request);
       const email = await magicLinks.consume(request.body.token);
-      if (!email) throw new AppError('invalid_token');
+      if (!email) throw new AppError((await magicLinks.refusal(request.body.token)) === 'expired' ? 'link_expired' : 'invalid_token');
       const user = await users.findOrCreate(email);
       const sessionId = await sessions.create(user.id);
       sessionCookie(reply, sessionId, sessions.maxAgeSeconds);
