@@ -68,7 +68,8 @@ export function matchesLanguage(voiceLanguage: string, query: string): boolean {
   const tag = normalizeTag(voiceLanguage);
   if (wanted.includes('-')) return tag === wanted;
   const primary = tag.split('-')[0];
-  return (MACROLANGUAGE_MEMBERS[wanted] ?? [wanted]).includes(primary);
+  // hasOwn: the query is the caller's, and must not find Object.prototype's members.
+  return (Object.hasOwn(MACROLANGUAGE_MEMBERS, wanted) ? MACROLANGUAGE_MEMBERS[wanted] : [wanted]).includes(primary);
 }
 
 export function filterVoices<T extends Pick<Voice, 'language' | 'gender' | 'engine'>>(

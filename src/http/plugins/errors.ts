@@ -119,7 +119,7 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
     } else if (error.validation) {
       status = 400;
       body = errorBody('validation', describeValidation(error));
-    } else if (error.code && FRAMEWORK_CODES[error.code]) {
+    } else if (error.code && Object.hasOwn(FRAMEWORK_CODES, error.code)) {
       const code = FRAMEWORK_CODES[error.code];
       status = ERRORS[code].status;
       body = errorBody(code, code === 'invalid_json' ? `Request body is not valid JSON: ${error.message}` : undefined);

@@ -1,0 +1,81 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+// Finding 6 of the outside security test: names from the request reached Object.prototype ("voice":
+// "__proto__" → 500 TypeError, or silently the default voice). Every such name must be a 4xx, or, for a
+// filter, simply match nothing.
+const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+
+describe('user-supplied names never reach Object.prototype', () => {
+  let s: TestServer;
+  let key: string;
+  before(async () => {
+    s = await startServer();
+    ({ key } = await s.newKey('proto@example.com'));
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  async function refused(res: Response, what: string): Promise<void> {
+    assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${await res.clone().text()}`);
+    const body = (await res.json()) as { error: string; code: string; request_id: string };
+    assert.equal(typeof body.error, 'string', what);
+    assert.equal(typeof body.code, 'string', what);
+    assert.ok(body.request_id, what);
+  }
+
+  test('voice ids, formats, engines and OpenAI voice names and models', async () => {
+    for (const name of NAMES) {
+      await refused(await s.request('/v1/speak', { json: { text: 'hi', voice_id: name }, bearer: key }), `speak voice_id ${name}`);
+      await refused(await s.request('/v1/speak', { json: { text: 'hi', format: name }, bearer: key }), `speak format ${name}`);
+      for (const model of ['tts-1', 'tts-1-hd', 'flite', 'espeak']) {
+        await refused(await s.request('/v1/audio/speech', { json: { model, input: 'hi', voice: name }, bearer: key }), `openai ${model} voice ${name}`);
+      }
+      await refused(await s.request('/v1/audio/speech', { json: { model: name, input: 'hi', voice: 'alloy' }, bearer: key }), `openai model ${name}`);
+      await refused(
+        await s.request('/v1/audio/speech', { json: { model: 'tts-1', input: 'hi', voice: 'alloy', response_format: name }, bearer: key }),
+        `openai response_format ${name}`,
+      );
+      await refused(await s.request(`/api/voices/${encodeURIComponent(name)}`, { bearer: key }), `voice record ${name}`);
+      await refused(
+        await s.request('/v1/forge/breed', { json: { parent_a: name, parent_b: 'flite-slt', name: 'x' }, bearer: key }),
+        `breed parent ${name}`,
+      );
+    }
+  });
+
+  test('stream messages: voice_id and engine answer an error message, the stream stays usable', async () => {
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const messages: Array<{ type: string; code?: string; id?: string }> = [];
+    ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string; code?: string; id?: string }));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const cases = NAMES.flatMap((name) => [{ voice_id: name }, { engine: name }]);
+    for (const [i, extra] of cases.entries()) ws.send(JSON.stringify({ type: 'synthesize', text: 'hi', id: `p${i}`, ...extra }));
+    const deadline = Date.now() + 30_000;
+    while (messages.filter((m) => m.type === 'error').length < cases.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const errors = messages.filter((m) => m.type === 'error');
+    assert.equal(errors.length, cases.length, JSON.stringify(messages));
+    assert.ok(errors.every((m) => m.code !== 'internal'), JSON.stringify(errors));
+    assert.ok(!messages.some((m) => m.type === 'audio'), 'no silent default voice');
+    assert.equal(ws.readyState, WebSocket.OPEN);
+    ws.close();
+  });
+
+  test('voice list filters: a prototype name matches nothing, never a 500', async () => {
+    for (const name of NAMES) {
+      for (const param of ['language', 'engine', 'gender']) {
+        const res = await s.request(`/api/voices?${param}=${encodeURIComponent(name)}`);
+        assert.ok(res.status === 200 || (res.status >= 400 && res.status < 500), `${param}=${name}: ${res.status}`);
+        if (res.status === 200) assert.deepEqual(((await res.json()) as { voices: unknown[] }).voices, [], `${param}=${name}`);
+      }
+      const search = await s.request(`/api/voices/search?q=${encodeURIComponent(name)}`);
+      assert.ok(search.status < 500, `search ${name}: ${search.status}`);
+    }
+  });
+});
