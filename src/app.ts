@@ -134,6 +134,14 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     // Behind a load balancer the client address comes from X-Forwarded-For, but only from trusted proxies.
     trustProxy: typeof config.trustProxy === 'number' ? hopsTrusted(config.trustProxy) : config.trustProxy,
     forceCloseConnections: 'idle',
+    // Slow clients (a body trickled one byte at a time) are cut with 408 instead of holding a socket for ever.
+    // Node checks these bounds only every connectionsCheckingInterval, so it is a fraction of the shortest.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.headersTimeoutMs / 4))),
+    },
     // Strict types: "2" is not a number for speed, and so on; query strings are declared as strings.
     ajv: { customOptions: { coerceTypes: false } },
   });

@@ -17,6 +17,11 @@ export interface Config {
   databaseUrl: string | null;
   redisUrl: string | null;
   rateLimitPerMinute: number;
+  /** Slow-client bounds: all request headers within headersTimeoutMs, the whole request within requestTimeoutMs. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
   /** Failed authentications (bad or unknown key, stale session) per client address and minute, then 429. */
   authFailureLimitPerMinute: number;
   loginRateLimitPerMinute: number;
@@ -108,6 +113,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: databaseUrl ? databaseUrl.toString() : null,
     redisUrl: redisUrl ? redisUrl.toString() : null,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 20_000, 100, 3_600_000),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 10_000, 100, 600_000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     loginRateLimitPerMinute: int(env, 'LOGIN_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
     loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
@@ -122,6 +130,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       env.LOUDNESS_TARGET_LUFS?.trim() === 'off' ? null : decimalNumber(env, 'LOUDNESS_TARGET_LUFS', DEFAULT_LOUDNESS_TARGET_LUFS, -40, -5),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
   };
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  }
   if (config.sessionIdleMs > config.sessionMaxMs) {
     throw new ConfigError('SESSION_IDLE_DAYS must not exceed SESSION_MAX_DAYS');
   }

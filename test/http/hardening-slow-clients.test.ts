@@ -1,0 +1,74 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+// Finding 1 of the outside security test: a body trickled one byte every 5 s kept its connection open for
+// minutes; slow headers got a 408 only after ~60 s, with an empty body.
+
+/** A raw connection that records what the server wrote and when it closed. */
+function open(base: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => resolve({ socket, received: () => Buffer.concat(chunks).toString('utf8'), closed }));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => {});
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.once('error', reject);
+  });
+}
+
+/** Writes one byte at a time until the server closes the connection; throws if it never does. */
+async function trickle(conn: Awaited<ReturnType<typeof open>>, head: string): Promise<void> {
+  conn.socket.write(head);
+  let closed = false;
+  void conn.closed.then(() => (closed = true));
+  // A generous liveness bound: the configured timeout is 1 s, the test gives it 30.
+  for (let i = 0; i < 300 && !closed; i++) {
+    if (conn.socket.writable) conn.socket.write('a');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(closed, 'the server closed the slow connection');
+}
+
+function envelopeOf(text: string, status: number): { error: string; code: string; request_id: string } {
+  const [head, body] = text.split('\r\n\r\n');
+  assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), head);
+  assert.match(head, /content-type: application\/json/i);
+  const parsed = JSON.parse(body) as { error: string; code: string; request_id: string };
+  assert.ok(parsed.request_id);
+  assert.equal(typeof parsed.error, 'string');
+  return parsed;
+}
+
+describe('slow clients are cut', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer({ env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '500' } });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  test('a body trickled a byte at a time gets 408 in the envelope and the connection is closed', async () => {
+    const conn = await open(s.base);
+    await trickle(conn, 'POST /api/auth/logout HTTP/1.1\r\nHost: voxsmith.test\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n');
+    assert.equal(envelopeOf(conn.received(), 408).code, 'request_timeout');
+  });
+
+  test('headers trickled a byte at a time get 408 in the envelope', async () => {
+    const conn = await open(s.base);
+    await trickle(conn, 'GET /healthz HTTP/1.1\r\nHost: voxsmith.test\r\nX-Slow: ');
+    assert.equal(envelopeOf(conn.received(), 408).code, 'request_timeout');
+  });
+
+  test('an idle keep-alive connection is closed; the server still answers', async () => {
+    const conn = await open(s.base);
+    conn.socket.write('GET /healthz HTTP/1.1\r\nHost: voxsmith.test\r\n\r\n');
+    const bound = new Promise<'open'>((r) => setTimeout(() => r('open'), 30_000).unref());
+    assert.equal(await Promise.race([conn.closed.then(() => 'closed' as const), bound]), 'closed');
+    assert.match(conn.received(), /^HTTP\/1\.1 200 /);
+    assert.equal((await s.request('/healthz')).status, 200);
+  });
+});
