@@ -13,6 +13,7 @@ export const ERRORS = {
   forbidden_json_key: { status: 400, message: 'JSON keys "__proto__" and "constructor.prototype" are not allowed' },
   invalid_token: { status: 400, message: 'This sign-in link is invalid or already used' },
   link_expired: { status: 410, message: 'This sign-in link has expired: ask for a new one' },
+  invalid_multipart: { status: 400, message: 'The multipart body is malformed' },
   malformed_request: { status: 400, message: 'Malformed HTTP request' },
   bad_url: { status: 400, message: 'The URL is malformed (bad percent-encoding)' },
   request_timeout: { status: 408, message: 'The request was not received in time' },

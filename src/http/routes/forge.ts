@@ -31,17 +31,33 @@ async function readUpload(request: FastifyRequest): Promise<void> {
     throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name and language');
   }
   const body: Record<string, string | Uint8Array> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
-      const bytes = await part.toBuffer();
-      if (part.fieldname === 'audio') body.audio = bytes;
-    } else {
-      if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
-      if (typeof part.value === 'string' && part.fieldname !== 'audio') body[part.fieldname] = part.value;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
+        const bytes = await part.toBuffer();
+        if (part.fieldname === 'audio') body.audio = bytes;
+      } else {
+        if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
+        if (typeof part.value === 'string' && part.fieldname !== 'audio') body[part.fieldname] = part.value;
+      }
     }
+  } catch (error) {
+    throw multipartError(error);
   }
   request.body = body;
+}
+
+/**
+ * The multipart parser (busboy) reports a missing or over-long boundary and a body cut short as plain
+ * Errors; they are the client's fault, so a 400 saying what was wrong. Our own errors and the parser's
+ * coded limits (413s, mapped by the error handler) pass through.
+ */
+function multipartError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) return error;
+  const detail = error instanceof Error && error.message ? `: ${error.message.replace(/^Multipart: /, '')}` : '';
+  return new AppError('invalid_multipart', `The multipart body is malformed${detail}`);
 }
 
 /**
