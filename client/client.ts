@@ -97,7 +97,7 @@ export class VoxsmithClient {
     const res = await this.send('/api/auth/verify', { method: 'POST', json: { token }, ...options });
     const body = (await res.json()) as VerifyResponse;
     const setCookie = typeof res.headers.getSetCookie === 'function' ? res.headers.getSetCookie() : [];
-    const cookie = setCookie.find((c) => c.startsWith('vox_session='))?.split(';')[0];
+    const cookie = setCookie.find((c) => /^(__Host-)?vox_session=/.test(c))?.split(';')[0];
     return cookie ? { user: body.user, sessionCookie: cookie } : { user: body.user };
   }
 

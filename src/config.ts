@@ -121,7 +121,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     maxTextChars: int(env, 'MAX_TEXT_CHARS', 10_000, 1, 1_000_000),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
-    magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 15, 1, 24 * 60) * MINUTE,
+    magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 10, 1, 24 * 60) * MINUTE,
     sessionIdleMs: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365) * DAY,
     sessionMaxMs: int(env, 'SESSION_MAX_DAYS', 30, 1, 3650) * DAY,
     trustProxy: trustProxy(env),

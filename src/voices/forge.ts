@@ -83,6 +83,8 @@ export function validateName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw new AppError('validation', 'name must not be blank');
   if (/\p{Cc}/u.test(trimmed)) throw new AppError('validation', 'name must not contain control characters');
+  // Bidi overrides and isolates make a name display as something else ("evil\u202Egnp.exe").
+  if (/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u.test(trimmed)) throw new AppError('validation', 'name must not contain bidirectional control characters');
   return trimmed;
 }
 

@@ -5,6 +5,14 @@ import { enforce } from './rate-limit.ts';
 import type { Principal } from '../types.ts';
 
 export const SESSION_COOKIE = 'vox_session';
+
+/**
+ * Under an https PUBLIC_URL the cookie is `__Host-vox_session`: browsers then accept it only Secure, for
+ * path / and without a Domain, so no sibling subdomain can plant or overwrite a session.
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -18,7 +26,7 @@ export async function resolvePrincipal(app: FastifyInstance, request: FastifyReq
     if (!key) return failedAuthentication(app, request, new AppError('unauthorized', 'Invalid API key'));
     return { via: 'key', userId: key.userId, keyId: key.keyId };
   }
-  const sessionId = request.cookies[SESSION_COOKIE];
+  const sessionId = request.cookies[sessionCookieName(app.config.secureCookies)];
   if (!sessionId) return null;
   const session = await app.services.sessions.resolve(sessionId);
   if (!session) {
@@ -82,6 +90,10 @@ export async function requireSession(this: FastifyInstance, request: FastifyRequ
 
 export const authPlugin = fp(async function auth(app: FastifyInstance) {
   app.decorateRequest('principal', null);
+  // Who is signed in, keys, sign-in answers: never for a shared or browser cache (errors included).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/api/auth/')) reply.header('Cache-Control', 'no-store');
+  });
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.ownAuthorization) return;
     request.principal = await resolvePrincipal(app, request, await presentedBearer(app, request));

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { LoginBody, Message, SessionResponse, VerifyBody, VerifyResponse } from '../../schemas/auth.ts';
 import { sha256Hex } from '../../accounts/secrets.ts';
 import { normalizeEmail, SignInMailError } from '../../accounts/sign-in.ts';
-import { checkOrigin, SESSION_COOKIE } from '../plugins/auth.ts';
+import { checkOrigin, sessionCookieName } from '../plugins/auth.ts';
 import { enforce } from '../plugins/rate-limit.ts';
 
 const HOUR = 3_600_000;
@@ -14,7 +14,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
   const { magicLinks, users, sessions, signIn } = app.services;
 
   const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
-    reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
+    reply.setCookie(sessionCookieName(app.config.secureCookies), value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
 
   r.post(
     '/api/auth/login',
@@ -99,7 +99,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
     checkOrigin(app, request);
     await sessions.destroy(p.sessionIdHash);
-    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
+    reply.clearCookie(sessionCookieName(app.config.secureCookies), { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
     return { message: 'Signed out' };
     },
   );

@@ -23,7 +23,8 @@ export interface StreamLimits {
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxBufferedBytes: 1 << 20,
-  stallTimeoutMs: 30_000,
+  // A client that reads nothing for 10 s is gone or hostile; its synthesis slot is worth more to others.
+  stallTimeoutMs: 10_000,
   maxQueued: 16,
   pingIntervalMs: 30_000,
   idleTimeoutMs: 300_000,
