@@ -65,4 +65,12 @@ describe('malformed multipart is a 400 in the envelope, never a 500', () => {
     }
     assert.equal((await s.request('/healthz')).status, 200);
   });
+
+  test('part names __proto__, constructor, toString are refused or ignored, never a 500', async () => {
+    const boundary = 'protoBoundary7';
+    for (const field of ['__proto__', 'constructor', 'toString']) {
+      const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\nx\r\n--${boundary}--\r\n`);
+      await assert4xx(body, `multipart/form-data; boundary=${boundary}`, `field ${field}`);
+    }
+  });
 });
