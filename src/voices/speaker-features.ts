@@ -1,7 +1,9 @@
 // What the forge measures about a speaker, from an upload or from a render of a voice. Every recording
 // is brought to the same rates first, so that a telephone-quality upload, a flite render and an espeak
 // render are measured alike (the syllable counter and the long-term spectrum both depend on the rate).
-import { measurePitch, measureSpeakingRate, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { measurePitch, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { formantSpacing } from '../audio/analysis/formants.ts';
+import { measureSyllabicRate } from '../audio/analysis/rhythm.ts';
 import { resampleAll } from '../audio/resample.ts';
 
 /** Pitch and rhythm are measured at this rate. */
@@ -18,9 +20,14 @@ export interface SpeakerFeatures {
   pitch_range_st: number;
   /** Share of the sounding frames that are voiced. */
   voiced_fraction: number;
+  /** Estimated from the rhythm of the loudness envelope (see measureSyllabicRate), alike across voice types. */
   syllables_per_second: number;
   /** Seconds of speech after silence was trimmed (long pauses shortened to 300 ms). */
   speech_seconds: number;
+  /** Seconds that sound, pauses over 120 ms left out: two readings of one text compare by it. */
+  sounding_seconds: number;
+  /** Formant spacing of a uniform tube fitted to F1-F3, Hz: ~1000 for men, ~1150+ for women (vocal tract length). */
+  formant_spacing_hz: number;
   /** Long-term spectrum over 0-4 kHz. */
   spectral_centroid_hz: number;
   spectral_tilt_db_per_octave: number;
@@ -44,7 +51,8 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
   const speech = trimSilence(x, ANALYSIS_RATE);
   if (speech.length === 0) return null;
   const pitch = measurePitch(speech, ANALYSIS_RATE);
-  const rhythm = measureSpeakingRate(speech, ANALYSIS_RATE);
+  const rhythm = measureSyllabicRate(speech, ANALYSIS_RATE);
+  const spacing = formantSpacing(speech, ANALYSIS_RATE);
   const narrow = await resampleAll(speech, ANALYSIS_RATE, SPECTRUM_RATE);
   const spectrum = spectralFeatures(narrow, SPECTRUM_RATE);
   const range = pitch.p10Hz > 0 ? semitones(pitch.p10Hz, pitch.p90Hz) : 0;
@@ -57,9 +65,22 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
     voiced_fraction: round(pitch.voicedFraction, 3),
     syllables_per_second: round(rhythm.syllablesPerSecond, 3),
     speech_seconds: round(speech.length / ANALYSIS_RATE, 3),
+    sounding_seconds: round(rhythm.soundingSeconds, 3),
+    formant_spacing_hz: round(spacing, 1),
     spectral_centroid_hz: round(spectrum.centroidHz, 1),
     spectral_tilt_db_per_octave: round(spectrum.tilt, 3),
     spectral_rolloff_hz: round(spectrum.rolloffHz, 1),
     spectral_flatness: round(spectrum.flatness, 4),
   };
+}
+
+/**
+ * The gender a listener most likely hears: pitch and vocal tract length together, so that a low-pitched
+ * woman or a high-pitched man is not misjudged by pitch alone. Each cue is scaled by how far apart it
+ * sits between typical men and women (f0 ~110 vs ~210 Hz, formant spacing ~1000 vs ~1170 Hz).
+ */
+export function perceivedGender(f: Pick<SpeakerFeatures, 'pitch_hz' | 'formant_spacing_hz'>): 'male' | 'female' {
+  const pitch = Math.log2(f.pitch_hz / 155) / 0.6;
+  const tract = f.formant_spacing_hz > 0 ? Math.log2(f.formant_spacing_hz / 1090) / 0.07 : 0;
+  return pitch + tract > 0 ? 'female' : 'male';
 }
