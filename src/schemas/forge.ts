@@ -4,6 +4,8 @@ import { OwnedVoice } from './voices.ts';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const MAX_NAME_CHARS = 100;
+/** A transcript of the longest sample (120 s) read at a brisk pace fits with room to spare. */
+export const MAX_TRANSCRIPT_CHARS = 4000;
 /** Breeding seeds are 32-bit: the same parents, rate and seed always give the same voice. */
 export const MAX_SEED = 0xffff_ffff;
 
@@ -13,6 +15,13 @@ const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_CHARS, description:
 export const CloneFields = Type.Object({
   name: Name,
   language: Type.Optional(Type.String({ description: 'BCP 47 tag of the sample’s language, e.g. en-US; en by default' })),
+  transcript: Type.Optional(
+    Type.String({
+      maxLength: MAX_TRANSCRIPT_CHARS,
+      description:
+        'What the sample says. The fit then reads the same words and matches their duration, which keeps the speaker’s pace more exactly than a rate estimate from audio alone',
+    }),
+  ),
 });
 export type CloneFields = Static<typeof CloneFields>;
 

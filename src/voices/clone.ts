@@ -4,11 +4,11 @@ import type { Synthesizer } from '../synth/synthesizer.ts';
 import { BUILTIN_VOICES } from './builtin.ts';
 import { calibrationOf } from './calibration.ts';
 import { matchesLanguage } from './filter.ts';
-import { fitTextFor } from './fit-text.ts';
+import { fitTextFor, heldOutTextFor } from './fit-text.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
 import { clampGenes, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
 import { renderPcm, RENDER_RATE } from './render.ts';
-import { semitones, type SpeakerFeatures } from './speaker-features.ts';
+import { perceivedGender, semitones, type SpeakerFeatures } from './speaker-features.ts';
 import type { Voice } from './voice.ts';
 
 /** Built-in voices that can be the base of a clone in `language`: calibrated, and able to move their pitch. */
@@ -21,25 +21,44 @@ export function cloneCandidates(language: string): Voice[] {
 
 /**
  * How far a base voice is from the speaker. Pitch counts (every semitone the fit has to move the voice
- * costs naturalness), timbre counts most (it is the one thing the fit does not change): the long-term
- * spectrum's centre, slope and noisiness over 0-4 kHz. Rate counts a little.
+ * costs naturalness), timbre counts most (it is the one thing the fit does not change): the formant
+ * spacing (vocal tract length) and the long-term spectrum's centre, slope and noisiness over 0-4 kHz.
+ * Rate counts a little.
  */
 export function speakerDistance(target: SpeakerFeatures, base: SpeakerFeatures): number {
   const pitch = semitones(target.pitch_hz, base.pitch_hz) / 5;
+  const tract =
+    target.formant_spacing_hz > 0 && base.formant_spacing_hz > 0 ? Math.log2(base.formant_spacing_hz / target.formant_spacing_hz) / 0.05 : 0;
   const centroid = Math.log2(base.spectral_centroid_hz / target.spectral_centroid_hz) / 0.25;
   const tilt = (base.spectral_tilt_db_per_octave - target.spectral_tilt_db_per_octave) / 2;
   const flatness = Math.log2(Math.max(1e-4, base.spectral_flatness) / Math.max(1e-4, target.spectral_flatness)) / 2;
   const rate = Math.log2(base.syllables_per_second / target.syllables_per_second) / 1;
-  return Math.sqrt(pitch * pitch + centroid * centroid + tilt * tilt + flatness * flatness + rate * rate);
+  return Math.sqrt(pitch * pitch + tract * tract + centroid * centroid + tilt * tilt + flatness * flatness + rate * rate);
 }
 
-export function nearestBase(target: SpeakerFeatures, candidates: readonly Voice[]): Voice {
+/** The accent a language tag without a region is taken to mean when choosing a base. */
+const USUAL_REGION: Readonly<Record<string, string>> = { en: 'en-us' };
+/** Added to the distance of a base with another accent than the usual one: a strong timbre match still wins. */
+const OTHER_ACCENT_PENALTY = 1.5;
+
+/**
+ * The candidate nearest to the speaker among those of the gender a listener hears in the sample (pitch
+ * and formants, see perceivedGender), so a low-pitched woman does not get a male base nor the reverse.
+ * `language` is the tag the caller gave: without a region, its usual accent is preferred.
+ */
+export function nearestBase(target: SpeakerFeatures, candidates: readonly Voice[], language = ''): Voice {
+  const gender = perceivedGender(target);
+  const sameGender = candidates.filter((v) => v.gender === gender);
+  const pool = sameGender.length > 0 ? sameGender : candidates;
+  const wanted = language.toLowerCase();
+  const usual = wanted.includes('-') ? undefined : USUAL_REGION[wanted];
   let best: Voice | undefined;
   let bestDistance = Infinity;
-  for (const v of candidates) {
+  for (const v of pool) {
     const natural = calibrationOf(v.id)?.natural;
     if (!natural) continue;
-    const d = speakerDistance(target, natural);
+    const accent = usual && v.language.toLowerCase() !== usual ? OTHER_ACCENT_PENALTY : 0;
+    const d = speakerDistance(target, natural) + accent;
     // Ties keep catalog order, which puts the most natural voices first.
     if (d < bestDistance) {
       best = v;
@@ -55,9 +74,18 @@ export interface FitStep {
   measured: SpeakerFeatures;
   /** Semitones from the sample's median pitch. */
   pitch_error_st: number;
-  /** Relative error of the syllable rate (0.05 = 5 % too fast). */
+  /** Relative error of the speaking rate (0.05 = 5 % too fast). */
   rate_error: number;
   range_error_st: number;
+}
+
+/** How the clone measures on a text neither the sample nor the fit contained. */
+export interface HeldOutFit {
+  /** Semitones from the sample's median pitch (positive: the clone is higher). */
+  pitch_semitones: number;
+  /** Percent from the sample's syllable rate (positive: the clone is faster). */
+  rate_percent: number;
+  held_out: true;
 }
 
 export interface CloneFit {
@@ -65,11 +93,16 @@ export interface CloneFit {
   /** The clone measured on the fit text (the best step). */
   measured: SpeakerFeatures;
   steps: FitStep[];
+  /** How the rate was matched: the same words' durations (a transcript came with the sample) or the rhythm measure. */
+  rate_measure: 'transcript' | 'rhythm';
+  held_out: HeldOutFit;
 }
 
 export interface FitOptions {
   /** Renders at most; each is one fit text (about 11 s of speech). Default 4. */
   maxRenders?: number;
+  /** What the sample says: the fit then reads these words and matches their duration, not a rate estimate. */
+  transcript?: string;
   signal?: AbortSignal;
 }
 
@@ -77,8 +110,10 @@ export interface FitOptions {
 const PITCH_TOLERANCE_ST = 0.35;
 const RATE_TOLERANCE = 0.03;
 const RANGE_TOLERANCE_ST = 1;
-/** d log(measured syllable rate) / d log(rate control): the syllable counter under-counts fast speech. */
-const DEFAULT_RATE_ELASTICITY = 0.65;
+/** d log(measured rate) / d log(rate control) before two renders have measured it: the rhythm measure lags a little. */
+const RHYTHM_RATE_ELASTICITY = 0.8;
+/** A text's duration follows the rate control closely. */
+const DURATION_RATE_ELASTICITY = 1;
 
 function score(step: FitStep, rangeMatters: boolean): number {
   const range = rangeMatters ? Math.abs(step.range_error_st) / 3 : 0;
@@ -90,6 +125,11 @@ function score(step: FitStep, rangeMatters: boolean): number {
  * (its pitch and spread as genes, the rate scaled by the ratio of syllable rates); each further render
  * corrects the pitch multiplicatively, the spread additively and the rate along the measured
  * rate-response of the voice. The best render wins, not the last.
+ *
+ * With a transcript the fit reads the sample's own words, and the rate is matched on their sounding
+ * duration (pauses left out): the same words take the same time whatever the voice type, which no rate
+ * estimate from audio alone achieves. Without one it reads the fit text and matches the rhythm measure.
+ * Either way one more render, of a held-out text, reports how well the fit carries over to new words.
  */
 export async function fitClone(
   synth: Synthesizer,
@@ -100,7 +140,11 @@ export async function fitClone(
 ): Promise<CloneFit> {
   const maxRenders = Math.max(1, options.maxRenders ?? 4);
   const natural = calibrationOf(base.id)?.natural;
-  const text = fitTextFor(base.language);
+  const transcript = options.transcript?.trim() || undefined;
+  const text = transcript ?? fitTextFor(base.language);
+  // Higher is faster either way: syllables per second, or the inverse of the time the same words take.
+  const rateOf = (f: SpeakerFeatures): number => (transcript ? 1 / f.sounding_seconds : f.syllables_per_second);
+  const targetRate = rateOf(target);
   const start = genomeOfBuiltin(base);
   const rangeMatters = base.engine === 'espeak';
   let genes = clampGenes({
@@ -115,14 +159,14 @@ export async function fitClone(
     const genome: VoiceGenome = { ...start, genes };
     const pcm = await renderPcm(synth, genomeToSpec(genome), text, options.signal);
     const measured = await analyzer.measurePcm(pcm, RENDER_RATE);
-    if (!measured || measured.pitch_hz === 0 || measured.syllables_per_second === 0) {
+    if (!measured || measured.pitch_hz === 0 || measured.syllables_per_second === 0 || measured.sounding_seconds === 0) {
       throw new Error(`the fit render of ${base.id} could not be measured`);
     }
     const step: FitStep = {
       genes,
       measured,
       pitch_error_st: semitones(target.pitch_hz, measured.pitch_hz),
-      rate_error: measured.syllables_per_second / target.syllables_per_second - 1,
+      rate_error: rateOf(measured) / targetRate - 1,
       range_error_st: measured.pitch_range_st - target.pitch_range_st,
     };
     steps.push(step);
@@ -134,18 +178,41 @@ export async function fitClone(
     if (done) break;
 
     const prev = steps.length > 1 ? steps[steps.length - 2] : undefined;
-    let elasticity = DEFAULT_RATE_ELASTICITY;
+    let elasticity = transcript ? DURATION_RATE_ELASTICITY : RHYTHM_RATE_ELASTICITY;
     if (prev && Math.abs(Math.log(genes.rate / prev.genes.rate)) > 0.01) {
-      const e = Math.log(measured.syllables_per_second / prev.measured.syllables_per_second) / Math.log(genes.rate / prev.genes.rate);
+      const e = Math.log(rateOf(measured) / rateOf(prev.measured)) / Math.log(genes.rate / prev.genes.rate);
       if (Number.isFinite(e)) elasticity = Math.min(1.2, Math.max(0.3, e));
     }
     genes = clampGenes({
       ...genes,
       pitch_hz: genes.pitch_hz * (target.pitch_hz / measured.pitch_hz),
       pitch_range_st: rangeMatters ? genes.pitch_range_st - 0.8 * step.range_error_st : genes.pitch_range_st,
-      rate: genes.rate * (target.syllables_per_second / measured.syllables_per_second) ** (1 / elasticity),
+      rate: genes.rate * (targetRate / rateOf(measured)) ** (1 / elasticity),
     });
   }
   const chosen = best as FitStep;
-  return { genome: { ...start, genes: chosen.genes }, measured: chosen.measured, steps };
+  const genome: VoiceGenome = { ...start, genes: chosen.genes };
+  const heldOut = await measureHeldOut(synth, analyzer, target, genome, base.language, options.signal);
+  return { genome, measured: chosen.measured, steps, rate_measure: transcript ? 'transcript' : 'rhythm', held_out: heldOut };
+}
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Renders the held-out text with the fitted genes and compares it with the sample (rhythm measure for the rate). */
+async function measureHeldOut(
+  synth: Synthesizer,
+  analyzer: SpeechAnalyzer,
+  target: SpeakerFeatures,
+  genome: VoiceGenome,
+  language: string,
+  signal?: AbortSignal,
+): Promise<HeldOutFit> {
+  const pcm = await renderPcm(synth, genomeToSpec(genome), heldOutTextFor(language), signal);
+  const m = await analyzer.measurePcm(pcm, RENDER_RATE);
+  if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0) throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
+  return {
+    pitch_semitones: round(semitones(target.pitch_hz, m.pitch_hz), 2),
+    rate_percent: round((m.syllables_per_second / target.syllables_per_second - 1) * 100, 1),
+    held_out: true,
+  };
 }

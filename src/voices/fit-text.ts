@@ -18,6 +18,17 @@ export function fitTextFor(language: string): string {
   return matchesLanguage(language, 'en') ? ENGLISH : NUMBERS;
 }
 
+// Checks a finished clone on words it was not fitted on (nor, most likely, recorded saying).
+const ENGLISH_HELD_OUT =
+  'The river was higher than anyone could remember, and the old bridge creaked under the carts. ' +
+  'Still, the farmers crossed it every Tuesday, because the market would not wait for them.';
+const NUMBERS_HELD_OUT = '11 12 13 14 15 16 17 18 19 20. 64, 73, 86, 99. 480, 1999.';
+
+/** The held-out text for a language tag. */
+export function heldOutTextFor(language: string): string {
+  return matchesLanguage(language, 'en') ? ENGLISH_HELD_OUT : NUMBERS_HELD_OUT;
+}
+
 /** Identifies the fit texts; the calibration records it, so that a changed text cannot go unnoticed. */
 export function fitTextDigest(): string {
   return createHash('sha256').update(`${ENGLISH}\n${NUMBERS}`).digest('hex').slice(0, 16);

@@ -15,7 +15,7 @@ import type { SpeechAnalyzer } from './forge-pool.ts';
 import { genderOfPitch, genomeOfBuiltin, genomeToJson, genomeToSpec, parseGenome, type VoiceGenome } from './genome.ts';
 import type { VoiceLibrary } from './library.ts';
 import type { DbVoiceStore, OwnedVoice } from './owned-store.ts';
-import { semitones } from './speaker-features.ts';
+import { perceivedGender } from './speaker-features.ts';
 import { toPublicVoice, type JsonValue, type PublicVoice, type Voice } from './voice.ts';
 
 export { MAX_UPLOAD_BYTES } from '../schemas/forge.ts';
@@ -79,6 +79,14 @@ function newVoiceId(prefix: 'clone' | 'breed'): string {
 }
 
 /** The schema bounds a name's length; what it says is the forge's rule: something besides spaces, and printable. */
+/** Whitespace runs become one space; a transcript with no word in it counts as none. */
+function normalizeTranscript(transcript: string | undefined): string | undefined {
+  if (transcript === undefined) return undefined;
+  const text = transcript.replace(/\s+/g, ' ').trim();
+  if (/\p{Cc}/u.test(text)) throw new AppError('validation', 'transcript must not contain control characters');
+  return /[\p{L}\p{N}]/u.test(text) ? text : undefined;
+}
+
 export function validateName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw new AppError('validation', 'name must not be blank');
@@ -100,6 +108,7 @@ export class VoiceForge {
     const name = validateName(input.name);
     const language = input.language === undefined || input.language === '' ? DEFAULT_CLONE_LANGUAGE : input.language;
     if (!isValidLanguageQuery(language)) throw new AppError('validation', 'language must be a BCP 47 language tag such as "en" or "en-GB"');
+    const transcript = normalizeTranscript(input.transcript);
     const candidates = cloneCandidates(language);
     if (candidates.length === 0) throw new AppError('validation', `No base voice speaks "${language}"; see /api/voices for the languages`);
 
@@ -107,8 +116,8 @@ export class VoiceForge {
     if (!analysis.ok) throw new AppError(ANALYSIS_ERRORS[analysis.kind], `${analysis.message[0].toUpperCase()}${analysis.message.slice(1)}`);
     const sample = analysis.features;
 
-    const base = nearestBase(sample, candidates);
-    const fit = await fitClone(this.deps.synthesizer, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders });
+    const base = nearestBase(sample, candidates, language);
+    const fit = await fitClone(this.deps.synthesizer, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders, transcript });
     const last = fit.steps.find((s) => s.measured === fit.measured);
     const id = newVoiceId('clone');
     const genome = fit.genome;
@@ -117,7 +126,7 @@ export class VoiceForge {
       name,
       language: base.language,
       language_name: base.language_name,
-      gender: genderOfPitch(sample.pitch_hz),
+      gender: perceivedGender(sample),
       engine: genome.engine,
       source: 'clone',
       description:
@@ -132,9 +141,12 @@ export class VoiceForge {
         sample: { ...sample, seconds: analysis.seconds ?? 0, container: analysis.container ?? 'unknown' },
         clone: { ...fit.measured },
         base_voice: base.id,
+        // On the held-out text: what a listener gets on new words. The fit-text errors are kept beside it.
         fit: {
+          ...fit.held_out,
+          rate_measure: fit.rate_measure,
           renders: fit.steps.length,
-          pitch_error_st: Math.round(semitones(sample.pitch_hz, fit.measured.pitch_hz) * 1000) / 1000,
+          pitch_error_st: Math.round((last?.pitch_error_st ?? 0) * 1000) / 1000,
           rate_error: Math.round((last?.rate_error ?? 0) * 1000) / 1000,
         },
       },

@@ -9,10 +9,11 @@ import { requireAuth } from '../plugins/auth.ts';
 const MULTIPART_LIMITS = {
   fileSize: MAX_UPLOAD_BYTES,
   files: 1,
-  fields: 4,
-  fieldSize: 1024,
+  fields: 5,
+  // The transcript is the longest field (MAX_TRANSCRIPT_CHARS characters, up to 3 bytes each in UTF-8).
+  fieldSize: 12 * 1024,
   fieldNameSize: 100,
-  parts: 6,
+  parts: 7,
   headerPairs: 50,
 };
 
@@ -28,7 +29,7 @@ function userOf(request: { principal: { userId: string } | null }): string {
  */
 async function readUpload(request: FastifyRequest): Promise<void> {
   if (!request.isMultipart()) {
-    throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name and language');
+    throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name, language and (optional) transcript');
   }
   const body: Record<string, string | Uint8Array> = {};
   try {
@@ -76,7 +77,9 @@ async function cloneRoute(app: FastifyInstance): Promise<void> {
       config: { rateLimit: 'api' },
       schema: {
         summary: 'Clone a voice',
-        description: 'multipart/form-data: `audio` (a speech sample: wav, mp3, ogg, flac), `name`, `language`. Answers 201 `{voice}`.',
+        description:
+          'multipart/form-data: `audio` (a speech sample: wav, mp3, ogg, flac), `name`, `language`, optional `transcript`. Answers 201 `{voice}`; ' +
+          '`voice.features.fit` holds the clone measured on a held-out text (`pitch_semitones`, `rate_percent`, `held_out`).',
         consumes: ['multipart/form-data'],
         body: CloneUpload,
         response: { 201: ForgedVoice },
