@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api.ts';
 import { canRecord, startRecording, type Recording } from '../audio/recorder.ts';
+import { CloneFit } from '../components/clone-fit.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { PlayButton } from '../components/play-button.tsx';
@@ -61,6 +62,7 @@ function NewVoice({ voice, heading }: { voice: Voice; heading: string }) {
       <p>
         <strong>{voice.name}</strong> ({voice.language_name}, {voice.gender}) is ready: <code>{voice.id}</code>
       </p>
+      <CloneFit voice={voice} />
       <div className="actions">
         <PlayButton voice={voice} />
         <Link to={`/?voice=${encodeURIComponent(voice.id)}`} className="button quiet">

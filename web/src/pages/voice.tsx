@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, VoxsmithError } from '../api.ts';
+import { CloneFit } from '../components/clone-fit.tsx';
 import { ErrorText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { PlayButton } from '../components/play-button.tsx';
@@ -91,6 +92,7 @@ export function VoicePage({ id }: { id: string }) {
               <code>{voice.id}</code>
             </p>
             <p>{voice.description}</p>
+            <CloneFit voice={voice} />
             <div className="actions">
               <PlayButton voice={voice} />
               <Link to={`/?voice=${encodeURIComponent(voice.id)}`} className="button quiet">
