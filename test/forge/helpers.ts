@@ -73,6 +73,7 @@ export interface UploadOptions {
   contentType?: string;
   /** Field name of the file part (default "audio"). */
   field?: string;
+  transcript?: string;
 }
 
 /** POST /v1/forge/clone as multipart/form-data. */
@@ -81,6 +82,7 @@ export function uploadClone(s: TestServer, key: string, bytes: Uint8Array | null
   if (bytes) form.append(opts.field ?? 'audio', new Blob([bytes], { type: opts.contentType ?? 'audio/wav' }), opts.fileName ?? 'sample.wav');
   if (opts.name !== undefined) form.append('name', opts.name);
   if (opts.language !== undefined) form.append('language', opts.language);
+  if (opts.transcript !== undefined) form.append('transcript', opts.transcript);
   return fetch(`${s.base}/v1/forge/clone`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
 }
 
