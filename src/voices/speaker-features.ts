@@ -1,7 +1,7 @@
 // What the forge measures about a speaker, from an upload or from a render of a voice. Every recording
 // is brought to the same rates first, so that a telephone-quality upload, a flite render and an espeak
 // render are measured alike (the syllable counter and the long-term spectrum both depend on the rate).
-import { measurePitch, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { measurePitch, measureSpeakingRate, spectralFeatures, trimSilence } from '../audio/analysis.ts';
 import { formantSpacing } from '../audio/analysis/formants.ts';
 import { measureSyllabicRate } from '../audio/analysis/rhythm.ts';
 import { resampleAll } from '../audio/resample.ts';
@@ -20,7 +20,11 @@ export interface SpeakerFeatures {
   pitch_range_st: number;
   /** Share of the sounding frames that are voiced. */
   voiced_fraction: number;
-  /** Estimated from the rhythm of the loudness envelope (see measureSyllabicRate), alike across voice types. */
+  /**
+   * Geometric mean of two estimates with opposite biases across voice types: envelope peaks counted
+   * (measureSpeakingRate: reads smooth voices such as HTS or flite slt slow, diphone voices fast) and the
+   * envelope's modulation centroid (measureSyllabicRate: reads diphone voices a little fast).
+   */
   syllables_per_second: number;
   /** Seconds of speech after silence was trimmed (long pauses shortened to 300 ms). */
   speech_seconds: number;
@@ -52,6 +56,7 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
   if (speech.length === 0) return null;
   const pitch = measurePitch(speech, ANALYSIS_RATE);
   const rhythm = measureSyllabicRate(speech, ANALYSIS_RATE);
+  const peaks = measureSpeakingRate(speech, ANALYSIS_RATE);
   const spacing = formantSpacing(speech, ANALYSIS_RATE);
   const narrow = await resampleAll(speech, ANALYSIS_RATE, SPECTRUM_RATE);
   const spectrum = spectralFeatures(narrow, SPECTRUM_RATE);
@@ -63,7 +68,7 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
     pitch_p90_hz: round(pitch.p90Hz, 2),
     pitch_range_st: round(range, 3),
     voiced_fraction: round(pitch.voicedFraction, 3),
-    syllables_per_second: round(rhythm.syllablesPerSecond, 3),
+    syllables_per_second: round(Math.sqrt(rhythm.syllablesPerSecond * peaks.syllablesPerSecond), 3),
     speech_seconds: round(speech.length / ANALYSIS_RATE, 3),
     sounding_seconds: round(rhythm.soundingSeconds, 3),
     formant_spacing_hz: round(spacing, 1),

@@ -120,6 +120,9 @@ describe('refused uploads', () => {
     await expectError(await uploadClone(s, key, speech, {}), 400, 'validation');
     await expectError(await uploadClone(s, key, speech, { name: '   ' }), 400, 'validation');
     await expectError(await uploadClone(s, key, speech, { name: 'x'.repeat(101) }), 400, 'validation');
+    // A transcript up to 4000 characters is read; longer ones are refused, not cut.
+    await expectError(await uploadClone(s, key, speech, { name: 'long', transcript: 'word '.repeat(801) }), 400, 'validation');
+    await expectError(await uploadClone(s, key, speech, { name: 'longer', transcript: 'word '.repeat(4000) }), 400, 'validation');
     const form = new FormData();
     form.append('audio', 'not a file');
     form.append('name', 'text field');
