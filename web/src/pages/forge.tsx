@@ -86,6 +86,7 @@ function CloneForm() {
   const [sample, setSample] = useState<Sample | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [name, setName] = useState('');
+  const [transcript, setTranscript] = useState('');
   const [language, setLanguage] = useState('en-US');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -175,7 +176,7 @@ function CloneForm() {
     setBusy(true);
     setError(null);
     try {
-      setCreated(await api.clone({ name: name.trim(), language, audio: sample.blob, filename: sample.fileName }));
+      setCreated(await api.clone({ name: name.trim(), language, transcript: transcript.trim() || undefined, audio: sample.blob, filename: sample.fileName }));
       await reloadVoices();
     } catch (err) {
       setError(fail(err));
@@ -248,6 +249,10 @@ function CloneForm() {
               ))}
             </select>
           </div>
+        </div>
+        <div className="field">
+          <label htmlFor="clone-transcript">What the sample says (optional: keeps the speaker’s pace more exactly)</label>
+          <textarea id="clone-transcript" rows={2} maxLength={4000} value={transcript} onChange={(e) => setTranscript(e.target.value)} />
         </div>
         <button type="submit" disabled={busy || recording !== null || problem !== null}>
           {busy ? 'Cloning… (this takes a few seconds)' : 'Clone voice'}
