@@ -148,6 +148,7 @@ export class VoxsmithClient {
     const form = new FormData();
     form.set('name', request.name);
     if (request.language !== undefined) form.set('language', request.language);
+    if (request.transcript !== undefined) form.set('transcript', request.transcript);
     form.set('audio', request.audio, request.filename ?? 'sample');
     return (await this.json<ForgedVoice>('/v1/forge/clone', { method: 'POST', body: form, ...options })).voice;
   }
