@@ -114,7 +114,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     apiKeys: new ApiKeyService(db, store.dialect, sharedState),
     usage,
     metrics,
-    speech: new SpeechService({ synthesizer, voices, usage, metrics, maxTextChars: config.maxTextChars }),
+    speech: new SpeechService({ synthesizer, voices, usage, metrics, maxTextChars: config.maxTextChars, maxAudioSeconds: config.maxAudioSeconds }),
   };
 }
 

@@ -28,6 +28,8 @@ export interface Config {
   /** Sign-in requests per e-mail address per hour, whoever asks. */
   loginAddressLimitPerHour: number;
   maxTextChars: number;
+  /** Longest audio one request may produce; synthesis stops there with an audio_too_long error. */
+  maxAudioSeconds: number;
   metricsToken: string | null;
   magicLinkTtlMs: number;
   sessionIdleMs: number;
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     loginRateLimitPerMinute: int(env, 'LOGIN_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
     loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     maxTextChars: int(env, 'MAX_TEXT_CHARS', 10_000, 1, 1_000_000),
+    maxAudioSeconds: int(env, 'MAX_AUDIO_SECONDS', 1800, 1, 86_400),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 10, 1, 24 * 60) * MINUTE,
     sessionIdleMs: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365) * DAY,

@@ -23,16 +23,29 @@ export function hangUpSignal(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
-/** Sends `body` as the streamed response; a failure after the status line cuts the stream and is logged. */
+/** The trailer that carries an error found after the status line (the JSON error body, on one line). */
+export const ERROR_TRAILER = 'X-Voxsmith-Error';
+
+/**
+ * Sends `body` as the streamed response. A catalogue error after the status line (a limit reached mid-stream)
+ * ends the chunked body cleanly with the error in the X-Voxsmith-Error trailer; any other failure cuts the
+ * stream and is logged.
+ */
 export function sendStreamed(request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, body: AsyncIterable<string | Uint8Array>): FastifyReply {
   async function* logged(): AsyncGenerator<string | Uint8Array> {
     try {
       yield* body;
     } catch (err) {
+      if (err instanceof AppError && !signal.aborted) {
+        request.log.info({ code: err.code }, 'speech stopped mid-stream');
+        reply.raw.addTrailers({ [ERROR_TRAILER]: JSON.stringify({ error: err.message, code: err.code, request_id: request.id }) });
+        return;
+      }
       if (!signal.aborted) request.log.error({ err }, 'synthesis failed mid-stream');
       throw err;
     }
   }
+  reply.header('Trailer', ERROR_TRAILER);
   return reply.send(Readable.from(logged(), { objectMode: false }));
 }
 

@@ -33,7 +33,7 @@ export const ERRORS = {
   unsupported_audio: { status: 415, message: 'Unsupported audio: send WAV, MP3, Ogg (Opus or Vorbis) or FLAC' },
   invalid_audio: { status: 400, message: 'The audio file is damaged or holds no audio' },
   audio_too_short: { status: 400, message: 'The audio is too short' },
-  audio_too_long: { status: 413, message: 'The audio is too long' },
+  audio_too_long: { status: 413, message: 'The audio is too long (an uploaded sample, or speech past MAX_AUDIO_SECONDS)' },
   no_speech: { status: 400, message: 'No speech was found in the audio' },
   rate_limited: { status: 429, message: 'Too many requests, retry later' },
   internal: { status: 500, message: 'Internal server error' },

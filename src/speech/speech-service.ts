@@ -45,7 +45,8 @@ export interface Speech {
   characters: number;
   /**
    * The encoded audio, to be read once. Usage is recorded after the last chunk, so only speech delivered in full
-   * is counted; stopping early (or the caller's signal) cancels the work in the worker.
+   * is counted; stopping early (or the caller's signal) cancels the work in the worker. Throws `audio_too_long`
+   * mid-stream once the audio would pass MAX_AUDIO_SECONDS.
    */
   chunks: AsyncIterable<SpeechChunk>;
 }
@@ -56,6 +57,8 @@ export interface SpeechServiceDeps {
   usage: UsageService;
   metrics: SpeechMetrics;
   maxTextChars: number;
+  /** Audio seconds one request may produce (text that spells out to far more speech than its length suggests). */
+  maxAudioSeconds: number;
 }
 
 /**
@@ -77,7 +80,7 @@ export class SpeechService {
 
   /** Throws catalogue errors for a bad request; the synthesis is cancelled when `signal` aborts. */
   async speak(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal): Promise<Speech> {
-    const { synthesizer, usage, metrics } = this.deps;
+    const { synthesizer, usage, metrics, maxAudioSeconds } = this.deps;
     const { text, format } = input;
     const speed = this.checkRequest(input);
     const voice = await this.resolveVoice(caller, input);
@@ -92,7 +95,16 @@ export class SpeechService {
 
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       try {
-        for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+        let seconds = 0;
+        for (let next = first; !next.done; next = await iterator.next()) {
+          // Checked before the chunk goes out, so a caller never gets more than the cap; like a cancel, the cut
+          // speech is not counted as usage.
+          seconds += next.value.seconds;
+          if (seconds > maxAudioSeconds) {
+            throw new AppError('audio_too_long', `the speech would be longer than ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS); it was stopped there`);
+          }
+          yield next.value;
+        }
         await usage.record(caller.userId, caller.keyId, text.length);
       } finally {
         signal.removeEventListener('abort', release);

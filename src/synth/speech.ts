@@ -22,6 +22,8 @@ export type { WordTiming } from '../schemas/speech.ts';
 
 export interface SpeechChunk {
   bytes: Uint8Array;
+  /** Seconds of audio in this chunk (the encoded bytes alone do not say, e.g. for MP3 or Opus). */
+  seconds: number;
   /** Words that start in the audio of this chunk or earlier and were not reported yet. */
   words?: WordTiming[];
 }

@@ -121,7 +121,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
         if (m.type === 'chunk') {
           control({ type: 'ack', id, seconds: m.seconds });
           if (m.bytes.length === 0 && !m.words) continue;
-          yield m.words ? { bytes: m.bytes, words: m.words } : { bytes: m.bytes };
+          yield m.words ? { bytes: m.bytes, seconds: m.seconds, words: m.words } : { bytes: m.bytes, seconds: m.seconds };
         } else if (m.type === 'done') {
           finished = true;
           return;
