@@ -86,7 +86,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
   const synthesizer = createSynthesizer({ workers: config.workers ?? undefined, neural: neural.models, loudnessTargetLufs: config.loudnessTargetLufs });
   app.addHook('onClose', () => synthesizer.close());
-  const ownedVoices = new DbVoiceStore(db);
+  const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());

@@ -30,6 +30,9 @@ export interface Config {
   maxTextChars: number;
   /** Longest audio one request may produce; synthesis stops there with an audio_too_long error. */
   maxAudioSeconds: number;
+  /** Per-account forge quotas: voices held, and bytes of stored clone samples. */
+  maxVoicesPerUser: number;
+  maxSampleBytesPerUser: number;
   metricsToken: string | null;
   magicLinkTtlMs: number;
   sessionIdleMs: number;
@@ -123,6 +126,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     loginAddressLimitPerHour: int(env, 'LOGIN_ADDRESS_LIMIT_PER_HOUR', 5, 1, 1_000_000),
     maxTextChars: int(env, 'MAX_TEXT_CHARS', 10_000, 1, 1_000_000),
     maxAudioSeconds: int(env, 'MAX_AUDIO_SECONDS', 1800, 1, 86_400),
+    maxVoicesPerUser: int(env, 'MAX_VOICES_PER_USER', 100, 1, 1_000_000),
+    maxSampleBytesPerUser: int(env, 'MAX_SAMPLE_BYTES_PER_USER', 200 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     magicLinkTtlMs: int(env, 'MAGIC_LINK_TTL_MINUTES', 10, 1, 24 * 60) * MINUTE,
     sessionIdleMs: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365) * DAY,

@@ -3,6 +3,7 @@ import type { Db, Dialect } from '../store/database.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
 import { generateKey, maskKey, parseKey } from './api-key-format.ts';
 import { digestsEqual, sha256Hex } from './secrets.ts';
+import { lockUserForCap } from './user-lock.ts';
 
 export interface CreatedKey {
   key: string;
@@ -40,11 +41,7 @@ export class ApiKeyService {
   /**
    * Creates a key unless the account already holds MAX_KEYS_PER_USER live ones. The count and the insert
    * are one conditional INSERT … SELECT … WHERE count < cap, so no second creation can slip in between.
-   * That alone is atomic on SQLite, which runs one writer at a time. PostgreSQL (READ COMMITTED) lets two
-   * such statements count in parallel snapshots, so there the user's row is locked first: concurrent
-   * creations for one account queue on it, and each statement, started after the previous holder
-   * committed, counts that holder's key. FOR NO KEY UPDATE rather than FOR UPDATE, so foreign-key checks
-   * on the user (a session being created meanwhile) are not held up by it.
+   * On PostgreSQL the user's row is locked first (see lockUserForCap).
    */
   async create(userId: string, rawName: string): Promise<CreatedKey> {
     const name = rawName.trim();
@@ -52,9 +49,7 @@ export class ApiKeyService {
     const { key, id, secret } = generateKey();
     const created_at = new Date().toISOString();
     const inserted = await this.db.transaction().execute(async (trx) => {
-      if (this.dialect === 'postgres') {
-        await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
-      }
+      await lockUserForCap(trx, this.dialect, userId);
       const result = await trx
         .insertInto('api_keys')
         .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at'])

@@ -22,6 +22,7 @@ export const ERRORS = {
   csrf: { status: 403, message: 'Cross-origin request refused: the Origin header must match the service origin' },
   forbidden: { status: 403, message: 'Forbidden' },
   session_required: { status: 403, message: 'Creating and revoking API keys needs a signed-in session (the dashboard), not an API key' },
+  quota_exceeded: { status: 403, message: 'Account quota reached' },
   not_found: { status: 404, message: 'Not found' },
   route_not_found: { status: 404, message: 'No such endpoint' },
   key_not_found: { status: 404, message: 'No such API key' },
@@ -38,6 +39,7 @@ export const ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests, retry later' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
+  busy: { status: 503, message: 'The server is busy with other work, retry later' },
   unavailable: { status: 503, message: 'Service temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

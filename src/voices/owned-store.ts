@@ -1,7 +1,9 @@
 // Users' own voices in the database (SQLite or PostgreSQL): the OwnedVoiceStore the voice library reads,
 // plus what the forge writes. Every query is scoped by owner, so another user's voice is never returned.
 import type { Kysely } from 'kysely';
-import type { Db } from '../store/database.ts';
+import { lockUserForCap } from '../accounts/user-lock.ts';
+import { AppError } from '../errors.ts';
+import type { Db, Dialect } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import { ENGINE_IDS } from '../synth/registry.ts';
 import type { EngineId, VoiceSpec } from '../synth/voice-spec.ts';
@@ -142,10 +144,20 @@ function toRow(v: OwnedVoice): VoicesTable {
   };
 }
 
+/** Per-account limits on what the forge stores. */
+export interface VoiceQuota {
+  maxVoices: number;
+  maxSampleBytes: number;
+}
+
 export class DbVoiceStore implements OwnedVoiceStore {
   private readonly db: Kysely<Database & ForgeTables>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly dialect: Dialect = 'sqlite',
+    private readonly quota: VoiceQuota = { maxVoices: Number.POSITIVE_INFINITY, maxSampleBytes: Number.POSITIVE_INFINITY },
+  ) {
     this.db = db.withTables<ForgeTables>();
   }
 
@@ -159,9 +171,28 @@ export class DbVoiceStore implements OwnedVoiceStore {
     return row ? toVoice(row) : null;
   }
 
-  /** Stores a new voice, and its upload when given, in one transaction. */
+  /**
+   * Stores a new voice, and its upload when given, in one transaction, unless the owner's quota (voices, stored
+   * sample bytes) would be passed: the counts are taken in the same transaction, behind the owner's lock, so
+   * parallel creations cannot together pass it.
+   */
   async create(voice: OwnedVoice, sample?: VoiceSample): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await lockUserForCap(trx, this.dialect, voice.owner_id);
+      const held = await trx
+        .selectFrom('voices')
+        .leftJoin('voice_samples', 'voice_samples.voice_id', 'voices.id')
+        .select((eb) => [eb.fn.countAll().as('voices'), eb.fn.sum('voice_samples.byte_length').as('bytes')])
+        .where('voices.owner_id', '=', voice.owner_id)
+        .executeTakeFirstOrThrow();
+      const { maxVoices, maxSampleBytes } = this.quota;
+      if (Number(held.voices) >= maxVoices) {
+        throw new AppError('quota_exceeded', `This account holds ${maxVoices} voices, the limit (MAX_VOICES_PER_USER); delete one first`);
+      }
+      const bytes = Number(held.bytes ?? 0) + (sample?.bytes.length ?? 0);
+      if (sample && bytes > maxSampleBytes) {
+        throw new AppError('quota_exceeded', `Stored samples would take ${bytes} bytes; the limit is ${maxSampleBytes} (MAX_SAMPLE_BYTES_PER_USER); delete a cloned voice first`);
+      }
       await trx.insertInto('voices').values(toRow(voice)).execute();
       if (sample) {
         await trx
