@@ -36,6 +36,7 @@ export const ERRORS = {
   audio_too_short: { status: 400, message: 'The audio is too short' },
   audio_too_long: { status: 413, message: 'The audio is too long (an uploaded sample, or speech past MAX_AUDIO_SECONDS)' },
   no_speech: { status: 400, message: 'No speech was found in the audio' },
+  not_speech: { status: 422, message: 'The recording is not speech (a tone, noise or other sound)' },
   rate_limited: { status: 429, message: 'Too many requests, retry later' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },

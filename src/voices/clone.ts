@@ -36,6 +36,37 @@ export function speakerDistance(target: SpeakerFeatures, base: SpeakerFeatures):
   return Math.sqrt(pitch * pitch + tract * tract + centroid * centroid + tilt * tilt + flatness * flatness + rate * rate);
 }
 
+// What sets speech apart from other sound, measured on the sample (SpeakerFeatures). Conservative: readers,
+// espeak, flite and festival measure a pitch range of 2-9 semitones, a spectral flatness under 0.15 and
+// 3.5-5.5 syllables per second; a steady tone has 0 semitones and under 1 syllable per second, white
+// noise a flatness near 0.45 and no voiced frame.
+/** Share of the sounding frames that must be voiced (noise and clicks have next to none). */
+const MIN_VOICED_FRACTION = 0.1;
+/** Above this the long-term spectrum is noise-like (white noise ~0.45, speech up to ~0.15). */
+const MAX_SPECTRAL_FLATNESS = 0.3;
+/** Intonation spread (10th-90th percentile) below this is a held tone, not a sentence. */
+const MIN_PITCH_RANGE_ST = 0.5;
+/** Speech has 2-8 syllable-like energy modulations per second; a steady sound measures under 1. */
+const MIN_SYLLABLES_PER_SECOND = 1.5;
+
+/** Why a sample is not speech, in words for the client; undefined when it passes every check. */
+export function notSpeechReason(f: SpeakerFeatures): string | undefined {
+  const flat = f.spectral_flatness.toFixed(2);
+  if (f.spectral_flatness > MAX_SPECTRAL_FLATNESS) {
+    return `The recording sounds like noise, not speech: its spectrum is flat (spectral flatness ${flat}, speech stays under ${MAX_SPECTRAL_FLATNESS})`;
+  }
+  if (f.pitch_hz === 0 || f.voiced_fraction < MIN_VOICED_FRACTION) {
+    return `The recording has no voiced sound (${Math.round(f.voiced_fraction * 100)} % of it is voiced; speech needs at least ${MIN_VOICED_FRACTION * 100} %)`;
+  }
+  if (f.pitch_range_st < MIN_PITCH_RANGE_ST) {
+    return `The recording is a steady tone, not speech: its pitch stays at ${Math.round(f.pitch_hz)} Hz (it moves ${f.pitch_range_st.toFixed(1)} semitones; speech moves by several)`;
+  }
+  if (f.syllables_per_second < MIN_SYLLABLES_PER_SECOND) {
+    return `The recording has no syllable rhythm: its loudness changes ${f.syllables_per_second.toFixed(1)} times per second, speech 2 to 8 times`;
+  }
+  return undefined;
+}
+
 /** The accent a language tag without a region is taken to mean when choosing a base. */
 const USUAL_REGION: Readonly<Record<string, string>> = { en: 'en-us' };
 /** Added to the distance of a base with another accent than the usual one: a strong timbre match still wins. */

@@ -4,8 +4,6 @@ import { AudioDecodeError, decodeUpload } from '../audio/decode.ts';
 import type { AnalysisResult, AnalysisTask } from './forge-protocol.ts';
 import { measureSpeaker } from './speaker-features.ts';
 
-/** Voiced frames needed to call something speech (noise and music-free clicks have next to none). */
-const MIN_VOICED_FRACTION = 0.1;
 const MIN_SPEECH_SECONDS = 1;
 
 async function analyze(task: AnalysisTask): Promise<AnalysisResult> {
@@ -23,8 +21,10 @@ async function analyze(task: AnalysisTask): Promise<AnalysisResult> {
     };
   }
   const features = await measureSpeaker(decoded.samples, decoded.sampleRate);
-  if (!features || features.speech_seconds < MIN_SPEECH_SECONDS || features.pitch_hz === 0 || features.voiced_fraction < MIN_VOICED_FRACTION) {
-    return { ok: false, kind: 'no_speech', message: 'no voiced speech was found in the audio' };
+  // Whether what sounds is speech is the clone's rule (notSpeechReason); here only whether anything sounds.
+  if (!features) return { ok: false, kind: 'no_speech', message: 'nothing in the audio sounds longer than a click: no speech was found' };
+  if (features.speech_seconds < MIN_SPEECH_SECONDS) {
+    return { ok: false, kind: 'no_speech', message: `only ${features.speech_seconds.toFixed(1)} s of the audio sounds; at least ${MIN_SPEECH_SECONDS} s of speech are needed` };
   }
   return { ok: true, features, container: decoded.container, seconds: Math.round(decoded.seconds * 1000) / 1000 };
 }

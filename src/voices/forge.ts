@@ -8,7 +8,7 @@ import type { Synthesizer } from '../synth/synthesizer.ts';
 import { MAX_SEED, breedGenomes } from './breed.ts';
 import { breedNeural } from './breed-style.ts';
 import { getBuiltinVoice } from './builtin.ts';
-import { cloneCandidates, fitClone, nearestBase } from './clone.ts';
+import { cloneCandidates, fitClone, nearestBase, notSpeechReason } from './clone.ts';
 import { isValidLanguageQuery } from './filter.ts';
 import type { AnalysisFailureKind } from './forge-protocol.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
@@ -115,6 +115,8 @@ export class VoiceForge {
     const analysis = await this.deps.analyzer.analyzeUpload(input.audio, { minSeconds: MIN_SAMPLE_SECONDS, maxSeconds: MAX_SAMPLE_SECONDS });
     if (!analysis.ok) throw new AppError(ANALYSIS_ERRORS[analysis.kind], `${analysis.message[0].toUpperCase()}${analysis.message.slice(1)}`);
     const sample = analysis.features;
+    const notSpeech = notSpeechReason(sample);
+    if (notSpeech) throw new AppError('not_speech', notSpeech);
 
     const base = nearestBase(sample, candidates, language);
     const fit = await fitClone(this.deps.synthesizer, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders, transcript });

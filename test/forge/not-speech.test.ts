@@ -1,0 +1,100 @@
+// Issue 16, finding 10: cloning refused nothing that sounds: a pure 440 Hz sine became a "female" voice
+// at 400 Hz. Tones, hums, noise and clicks are now refused with a message naming what is wrong, and real
+// speech (synthetic voices and LibriVox readers) is still accepted.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
+
+const RATE = 16000;
+const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
+
+function wav(samples: Float32Array): Buffer {
+  const data = Buffer.alloc(samples.length * 2);
+  samples.forEach((x, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, x)) * 32767), i * 2));
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(36 + data.length, 4);
+  h.write('WAVEfmt ', 8, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(RATE, 24);
+  h.writeUInt32LE(RATE * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(data.length, 40);
+  return Buffer.concat([h, data]);
+}
+
+function signal(seconds: number, f: (t: number, i: number) => number): Float32Array {
+  return Float32Array.from({ length: Math.round(seconds * RATE) }, (_, i) => f(i / RATE, i));
+}
+
+let state = 987654321;
+function random(): number {
+  state = (state * 1103515245 + 12345) >>> 0;
+  return state / 2 ** 31 - 1;
+}
+
+let s: TestServer;
+let key: string;
+before(async () => {
+  s = await startServer();
+  key = (await s.newKey('not-speech@example.com')).key;
+});
+after(async () => {
+  await s?.close();
+});
+
+async function expectRefused(bytes: Uint8Array, status: number, code: string, message: RegExp): Promise<void> {
+  const res = await uploadClone(s, key, bytes, { name: 'not speech' });
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  const body = JSON.parse(text) as { error: string; code: string; request_id: string };
+  assert.equal(body.code, code, text);
+  assert.match(body.error, message);
+  assert.equal(typeof body.request_id, 'string');
+}
+
+describe('clone refuses recordings that are not speech', () => {
+  test('a pure 440 Hz sine: a steady tone', async () => {
+    await expectRefused(wav(signal(5, (t) => 0.5 * Math.sin(2 * Math.PI * 440 * t))), 422, 'not_speech', /steady tone.*(439|44[01]) Hz/);
+  });
+
+  test('a steady 120 Hz hum with harmonics: a steady tone', async () => {
+    const hum = signal(5, (t) => [1, 2, 3, 4, 5].reduce((sum, k) => sum + (0.3 / k) * Math.sin(2 * Math.PI * 120 * k * t), 0));
+    await expectRefused(wav(hum), 422, 'not_speech', /steady tone.*(119|12[01]) Hz/);
+  });
+
+  test('white noise: a flat spectrum', async () => {
+    await expectRefused(wav(signal(5, () => 0.3 * random())), 422, 'not_speech', /noise.*spectral flatness/);
+  });
+
+  test('a tone that wavers but never forms syllables: no syllable rhythm', async () => {
+    // Vibrato of ±10 Hz moves the pitch past the steady-tone check; the loudness never changes.
+    const vibrato = signal(5, (t) => 0.5 * Math.sin(2 * Math.PI * 220 * t + (10 / 5) * Math.sin(2 * Math.PI * 5 * t)));
+    await expectRefused(wav(vibrato), 422, 'not_speech', /syllable rhythm/);
+  });
+
+  test('silence with clicks: nothing sounds long enough', async () => {
+    const clicks = signal(5, (_t, i) => (i % 4000 < 20 ? 0.8 * random() : 0));
+    await expectRefused(wav(clicks), 400, 'no_speech', /click/);
+  });
+});
+
+describe('clone still accepts speech', () => {
+  test('espeak and flite renders', { skip: SKIP_NO_SPEAKERS }, async () => {
+    for (const speaker of ['espeak-low', 'flite-slt'] as const) {
+      const res = await uploadClone(s, key, recordSpeaker(speaker), { name: speaker });
+      assert.equal(res.status, 201, await res.text());
+    }
+  });
+
+  test('a LibriVox reader', { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' }, async () => {
+    const res = await uploadClone(s, key, readFileSync(LIBRIVOX), { name: 'reader' });
+    assert.equal(res.status, 201, await res.text());
+  });
+});
