@@ -42,7 +42,7 @@ export function speakerDistance(target: SpeakerFeatures, base: SpeakerFeatures):
 // noise a flatness near 0.45 and no voiced frame.
 /** Share of the sounding frames that must be voiced (noise and clicks have next to none). */
 const MIN_VOICED_FRACTION = 0.1;
-/** Above this the long-term spectrum is noise-like (white noise ~0.45, speech up to ~0.15). */
+/** Above this the long-term spectrum is noise-like (white noise ~0.45, clean speech up to ~0.15). */
 const MAX_SPECTRAL_FLATNESS = 0.3;
 /** Intonation spread (10th-90th percentile) below this is a held tone, not a sentence. */
 const MIN_PITCH_RANGE_ST = 0.5;
@@ -51,11 +51,13 @@ const MIN_SYLLABLES_PER_SECOND = 1.5;
 
 /** Why a sample is not speech, in words for the client; undefined when it passes every check. */
 export function notSpeechReason(f: SpeakerFeatures): string | undefined {
-  const flat = f.spectral_flatness.toFixed(2);
-  if (f.spectral_flatness > MAX_SPECTRAL_FLATNESS) {
-    return `The recording sounds like noise, not speech: its spectrum is flat (spectral flatness ${flat}, speech stays under ${MAX_SPECTRAL_FLATNESS})`;
+  const voiced = f.pitch_hz > 0 && f.voiced_fraction >= MIN_VOICED_FRACTION;
+  // A flat spectrum alone does not refuse: speech under as much noise (0 dB SNR) measures 0.34 and is
+  // still voiced. Without a voice, it tells the client what the recording holds instead.
+  if (!voiced && f.spectral_flatness > MAX_SPECTRAL_FLATNESS) {
+    return `The recording sounds like noise, not speech: its spectrum is flat (spectral flatness ${f.spectral_flatness.toFixed(2)}, speech stays under ${MAX_SPECTRAL_FLATNESS}) and nothing in it is voiced`;
   }
-  if (f.pitch_hz === 0 || f.voiced_fraction < MIN_VOICED_FRACTION) {
+  if (!voiced) {
     return `The recording has no voiced sound (${Math.round(f.voiced_fraction * 100)} % of it is voiced; speech needs at least ${MIN_VOICED_FRACTION * 100} %)`;
   }
   if (f.pitch_range_st < MIN_PITCH_RANGE_ST) {
