@@ -3,6 +3,7 @@
 // speech (synthetic voices and LibriVox readers) is still accepted.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
@@ -95,6 +96,13 @@ describe('clone still accepts speech', () => {
 
   test('a LibriVox reader', { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' }, async () => {
     const res = await uploadClone(s, key, readFileSync(LIBRIVOX), { name: 'reader' });
+    assert.equal(res.status, 201, await res.text());
+  });
+
+  test('a LibriVox reader under as much white noise as speech (0 dB SNR): flat spectrum, but voiced', { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' }, async () => {
+    const r = spawnSync('sox', ['-R', '-m', LIBRIVOX, `|sox -R ${LIBRIVOX} -p synth whitenoise vol 0.1`, '-t', 'wav', '-'], { maxBuffer: 64 << 20 });
+    assert.equal(r.status, 0, r.stderr?.toString());
+    const res = await uploadClone(s, key, r.stdout, { name: 'noisy reader' });
     assert.equal(res.status, 201, await res.text());
   });
 });
