@@ -36,3 +36,23 @@ export function rms(x: Float32Array): number {
   for (const v of x) s += v * v;
   return Math.sqrt(s / Math.max(1, x.length));
 }
+
+/** A mono 16-bit PCM WAV file of `samples` (integer sample values, clamped to 16 bits). */
+export function pcm16Wav(samples: ArrayLike<number>, rate: number): Buffer {
+  const n = samples.length;
+  const out = Buffer.alloc(44 + n * 2);
+  out.write('RIFF', 0, 'ascii');
+  out.writeUInt32LE(36 + n * 2, 4);
+  out.write('WAVEfmt ', 8, 'ascii');
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(rate, 24);
+  out.writeUInt32LE(rate * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36, 'ascii');
+  out.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]))), 44 + i * 2);
+  return out;
+}

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
 import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { pcm16Wav, sine } from '../audio/signals.ts';
 
 // The dashboard end to end in Debian's Chromium: every step is what a person does, through the real
 // SMTP sink, the real API and the real WebSocket stream. Screenshots go to test-artifacts/browser/.
@@ -19,22 +20,7 @@ const UI_TIMEOUT = 20_000;
 
 /** A mono 16-bit WAV of a 220 Hz tone. */
 function toneWav(seconds: number, rate = 16_000): Buffer {
-  const n = Math.round(seconds * rate);
-  const out = Buffer.alloc(44 + n * 2);
-  out.write('RIFF', 0);
-  out.writeUInt32LE(36 + n * 2, 4);
-  out.write('WAVEfmt ', 8);
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(rate, 24);
-  out.writeUInt32LE(rate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36);
-  out.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) out.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / rate)), 44 + i * 2);
-  return out;
+  return pcm16Wav(sine(220, seconds, rate, 8000), rate);
 }
 
 /** About eight seconds of English read by Debian's espeak-ng, as a speaker sample to clone; null without it. */

@@ -7,27 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
+import { pcm16Wav } from '../audio/signals.ts';
 
 const RATE = 16000;
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
 
 function wav(samples: Float32Array): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((x, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, x)) * 32767), i * 2));
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
+  return pcm16Wav(samples.map((x) => Math.max(-1, Math.min(1, x)) * 32767), RATE);
 }
 
 function signal(seconds: number, f: (t: number, i: number) => number): Float32Array {

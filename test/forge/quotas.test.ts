@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { MAX_WAITING_UPLOADS } from '../../src/voices/forge-pool.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
+import { pcm16Wav } from '../audio/signals.ts';
 
 interface ErrorReply {
   code: string;
@@ -77,26 +78,14 @@ describe('MAX_SAMPLE_BYTES_PER_USER', { skip: SKIP_NO_SPEAKERS }, () => {
 
 /** `seconds` of quiet noise as 16-bit mono WAV: decoded and measured in full, then refused as not speech. */
 function noiseWav(seconds: number, rate = 16_000): Uint8Array {
-  const n = seconds * rate;
-  const out = Buffer.alloc(44 + n * 2);
-  out.write('RIFF', 0);
-  out.writeUInt32LE(36 + n * 2, 4);
-  out.write('WAVEfmt ', 8);
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(rate, 24);
-  out.writeUInt32LE(rate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36);
-  out.writeUInt32LE(n * 2, 40);
   let x = 1;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out.writeInt16LE((x % 200) - 100, 44 + i * 2);
-  }
-  return out;
+  return pcm16Wav(
+    Array.from({ length: seconds * rate }, () => {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      return (x % 200) - 100;
+    }),
+    rate,
+  );
 }
 
 describe('bounded analysis queue', () => {

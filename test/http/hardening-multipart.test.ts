@@ -1,27 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { pcm16Wav, sine } from '../audio/signals.ts';
 
 // Finding 5 of the outside security test: 954 of 1 000 randomly cut multipart bodies answered 500.
 
 function wav(seconds: number): Buffer {
-  const rate = 16_000;
-  const n = Math.round(seconds * rate);
-  const b = Buffer.alloc(44 + n * 2);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + n * 2, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 150 * i) / rate)), 44 + i * 2);
-  return b;
+  return pcm16Wav(sine(150, seconds, 16_000, 8000), 16_000);
 }
 
 function form(boundary: string): Buffer {
