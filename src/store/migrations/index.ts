@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as accounts from './001-accounts.ts';
 import * as voices from './002-voices.ts';
 import * as oneLinkPerAddress from './003-one-link-per-address.ts';
+import * as lexicons from './004-lexicons.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': accounts,
   '002-voices': voices,
   '003-one-link-per-address': oneLinkPerAddress,
+  '004-lexicons': lexicons,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,7 @@
 // English text normalization: turns what people write (numbers, money, dates, times, abbreviations)
 // into what a speaker says, so both engines read it the same way. Rules run in order; each one consumes
 // its pattern entirely, so later, more general rules (plain numbers) never see it.
+import { replaceMapped, trimMapped, verbatim, type MappedText } from './mapped.ts';
 import { cardinal, decimal, digits, fraction, integerWords, ordinal, ordinalOfWords, year } from './number-words.ts';
 
 /** A written number: "8,849", "3.5", ".5", "12". */
@@ -303,26 +304,17 @@ const RULES: readonly Rule[] = [
   }],
 ];
 
-function applyRule(text: string, [re, fn]: Rule): string {
-  let out = '';
-  let last = 0;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0] === '') {
-      re.lastIndex++;
-      continue;
-    }
-    const replacement = fn(m, text);
-    if (replacement === undefined) continue;
-    out += text.slice(last, m.index) + replacement;
-    last = m.index + m[0].length;
-  }
-  return out + text.slice(last);
-}
-
 /** Spells out numbers, money, dates, times, percentages and common abbreviations in English text. */
 export function normalizeEnglish(text: string): string {
-  let t = text.replace(/[\u00a0\u2000-\u200b\u202f]/g, ' ');
-  for (const rule of RULES) t = applyRule(t, rule);
-  return t.replace(/,(?=\p{L})/gu, ', ').replace(/[ \t]+/g, ' ').replace(/ +([,.;:!?])/g, '$1').trim();
+  return normalizeEnglishMapped(verbatim(text)).text;
+}
+
+/** normalizeEnglish, keeping each output character's source span ("five dollars" stands for "$5"). */
+export function normalizeEnglishMapped(text: MappedText): MappedText {
+  let t = replaceMapped(text, /[\u00a0\u2000-\u200b\u202f]/g, () => ' ');
+  for (const [re, fn] of RULES) t = replaceMapped(t, re, fn);
+  t = replaceMapped(t, /,(?=\p{L})/gu, () => ', ');
+  t = replaceMapped(t, /[ \t]+/g, (m) => (m[0] === ' ' ? undefined : ' '));
+  t = replaceMapped(t, / +([,.;:!?])/g, (m) => m[1]);
+  return trimMapped(t);
 }
