@@ -5,7 +5,15 @@ import type {
   ForgedVoice,
   Health,
   KeyList,
+  Lexicon,
+  LexiconDeleted,
+  LexiconList,
+  LexiconResponse,
+  LexiconRule,
+  LexiconSummary,
   Message,
+  PhonemizeBody,
+  PhonemizeResponse,
   Readiness,
   RevokedKey,
   SessionResponse,
@@ -64,7 +72,9 @@ interface Call {
   method?: string;
   query?: Query;
   json?: unknown;
-  body?: FormData;
+  body?: FormData | string;
+  /** The body's content type, when it is a string. */
+  contentType?: string;
   signal?: AbortSignal;
 }
 
@@ -142,6 +152,46 @@ export class VoxsmithClient {
     return this.json(`/api/voices/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
   }
 
+  // --- Pronunciation lexicons ---
+
+  async listLexicons(options: RequestOptions = {}): Promise<LexiconSummary[]> {
+    return (await this.json<LexiconList>('/api/lexicons', options)).lexicons;
+  }
+
+  async getLexicon(name: string, options: RequestOptions = {}): Promise<Lexicon> {
+    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, options)).lexicon;
+  }
+
+  /** `makeDefault` makes it the lexicon used when a request names none. */
+  async createLexicon(name: string, rules: LexiconRule[], makeDefault?: boolean, options: RequestOptions = {}): Promise<Lexicon> {
+    const json = makeDefault === undefined ? { name, rules } : { name, rules, default: makeDefault };
+    return (await this.json<LexiconResponse>('/api/lexicons', { method: 'POST', json, ...options })).lexicon;
+  }
+
+  async replaceLexicon(name: string, rules: LexiconRule[], options: RequestOptions = {}): Promise<Lexicon> {
+    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PUT', json: { rules }, ...options })).lexicon;
+  }
+
+  /** Renames it and/or sets or clears the account default. */
+  async updateLexicon(name: string, change: { name?: string; default?: boolean }, options: RequestOptions = {}): Promise<Lexicon> {
+    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PATCH', json: change, ...options })).lexicon;
+  }
+
+  deleteLexicon(name: string, options: RequestOptions = {}): Promise<LexiconDeleted> {
+    return this.json(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'DELETE', ...options });
+  }
+
+  /** Creates or replaces the lexicon `name` from a W3C PLS document (XML text). */
+  async importPls(name: string, xml: string, options: RequestOptions = {}): Promise<Lexicon> {
+    const path = `/api/lexicons/${encodeURIComponent(name)}/pls`;
+    return (await this.json<LexiconResponse>(path, { method: 'PUT', body: xml, contentType: 'application/pls+xml', ...options })).lexicon;
+  }
+
+  /** The normalized text and each word's phonemes, as the voice's engine will get them. */
+  phonemize(request: PhonemizeBody, options: RequestOptions = {}): Promise<PhonemizeResponse> {
+    return this.json('/v1/phonemize', { method: 'POST', json: request, ...options });
+  }
+
   // --- Forge ---
 
   async clone(request: CloneRequest, options: RequestOptions = {}): Promise<OwnedVoice> {
@@ -169,6 +219,15 @@ export class VoxsmithClient {
     const res = await this.send('/v1/speak', { method: 'POST', json: request, ...options });
     if (!res.body) throw new VoxsmithError('the response has no body', res.status, undefined, res.headers.get('x-request-id') ?? undefined);
     return { body: res.body, ...this.audioHeaders(res) };
+  }
+
+  /**
+   * A voice's preview (MP3 of its language's fixed line, or `language`'s): signed-in sessions only (the
+   * dashboard), served from the server's cache and not counted as usage.
+   */
+  async previewVoice(voiceId: string, options: RequestOptions & { language?: string } = {}): Promise<SpeechAudio> {
+    const { language, ...rest } = options;
+    return this.audio(await this.send(`/api/voices/${encodeURIComponent(voiceId)}/preview`, { query: { language }, ...rest }));
   }
 
   /** OpenAI's speech API as this service offers it (/v1/audio/speech). */
@@ -203,8 +262,18 @@ export class VoxsmithClient {
 
   // --- Account and operations ---
 
-  usage(days?: number, options: RequestOptions = {}): Promise<UsageReport> {
-    return this.json('/api/usage', { query: { days }, ...options });
+  /** The last `days` days (a number), or a range of UTC days `{from, to}` (YYYY-MM-DD). */
+  usage(range?: number | { days?: number; from?: string; to?: string }, options: RequestOptions = {}): Promise<UsageReport> {
+    const query = typeof range === 'number' || range === undefined ? { days: range } : range;
+    return this.json('/api/usage', { query, ...options });
+  }
+
+  /** The URL of the usage report as CSV (one row per day and key), e.g. for a download link beside a session cookie. */
+  usageCsvUrl(range: { days?: number; from?: string; to?: string } = {}): string {
+    const url = new URL(`${this.baseUrl}/api/usage`);
+    for (const [k, v] of Object.entries(range)) if (v !== undefined) url.searchParams.set(k, String(v));
+    url.searchParams.set('format', 'csv');
+    return url.href;
   }
 
   health(options: RequestOptions = {}): Promise<Health> {
@@ -253,6 +322,7 @@ export class VoxsmithClient {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...extraHeaders };
     if (withKey && this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     let body: string | FormData | undefined = call.body;
+    if (call.contentType !== undefined) headers['content-type'] = call.contentType;
     if (call.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(call.json);

@@ -9,6 +9,12 @@ export type {
   ErrorBody,
   ErrorCode,
   Gender,
+  Lexicon,
+  LexiconRule,
+  LexiconSummary,
+  PhonemizeBody as PhonemizeRequest,
+  PhonemizeResponse,
+  PhonemizedWord,
   NotReady,
   OpenAiSpeechBody as OpenAISpeechRequest,
   OpenAiVoiceName as OpenAIVoiceName,
@@ -42,7 +48,7 @@ export interface SpeechAudio {
 }
 
 /** A request on the stream: its `synthesize` message without the type and the id, which the client sets. */
-export type StreamRequest = Omit<SynthesizeMessage, 'type' | 'id'>;
+export type StreamRequest = Omit<SynthesizeMessage, 'type' | 'id' | 'context_id' | 'continue'>;
 
 /** The totals of one streamed request, from its `done` message. */
 export type StreamResult = Pick<DoneMessage, 'samples' | 'seconds'> & { cancelled: boolean };

@@ -1,0 +1,137 @@
+// ElevenLabs-style routes: their request and response shapes (snake_case on the wire, as their API and SDKs
+// speak), so clients built on that API work with only the base URL and key changed. Pure: only TypeBox.
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_VOICE_ID_CHARS, SAMPLE_RATES } from './speech.ts';
+
+/** Their voice settings: only `speed` maps onto ours; the others shape their neural models and are accepted and ignored. */
+export const ElevenLabsVoiceSettings = Type.Object(
+  {
+    speed: Type.Optional(Type.Number({ description: 'Speaking rate, 1 = normal (our range, 0.25 to 4, applies)' })),
+    stability: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
+    similarity_boost: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
+    style: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
+    use_speaker_boost: Type.Optional(Type.Boolean({ description: 'Accepted and ignored' })),
+  },
+  // Their API grows settings; a client sending a newer one must not be refused.
+  { additionalProperties: true },
+);
+
+/** The body of `POST /v1/text-to-speech/{voice_id}` (and its stream and timestamp variants), as we accept it. */
+export const ElevenLabsSpeechBody = Type.Object(
+  {
+    text: Type.String({ description: 'The text (up to MAX_TEXT_CHARS characters)' }),
+    model_id: Type.Optional(Type.String({ maxLength: 100, description: 'Accepted and ignored: the voice decides the engine' })),
+    language_code: Type.Optional(Type.String({ maxLength: 35, description: 'Accepted and ignored: the voice decides the language' })),
+    voice_settings: Type.Optional(Type.Union([ElevenLabsVoiceSettings, Type.Null()])),
+  },
+  {
+    // Unknown fields (seed, previous_text, pronunciation_dictionary_locators, ...) are ignored, as their API does with
+    // fields a model does not use.
+    additionalProperties: true,
+    examples: [{ text: 'Hello from an ElevenLabs client.', model_id: 'eleven_multilingual_v2', voice_settings: { speed: 1 } }],
+  },
+);
+export type ElevenLabsSpeechBody = Static<typeof ElevenLabsSpeechBody>;
+
+export const ElevenLabsVoiceParams = Type.Object({
+  voice_id: Type.String({ minLength: 1, maxLength: MAX_VOICE_ID_CHARS, description: 'One of our voice ids (GET /v1/voices)' }),
+});
+
+export const CharacterAlignment = Type.Object(
+  {
+    characters: Type.Array(Type.String()),
+    character_start_times_seconds: Type.Array(Type.Number()),
+    character_end_times_seconds: Type.Array(Type.Number()),
+  },
+  { description: 'One entry per character of the text; times in seconds from the start of the audio' },
+);
+
+/** `/with-timestamps`: the whole audio as base64 with the characters' times. */
+export const AudioWithTimestamps = Type.Object({
+  audio_base64: Type.String({ description: 'The audio file, base64' }),
+  alignment: Type.Union([CharacterAlignment, Type.Null()]),
+  normalized_alignment: Type.Union([CharacterAlignment, Type.Null()], { description: 'The same as alignment: text is aligned as written' }),
+});
+export type AudioWithTimestamps = Static<typeof AudioWithTimestamps>;
+
+/** One line of `/stream/with-timestamps` (newline-delimited JSON): the next bytes of the file and the characters they reach. */
+export const AudioChunkWithTimestamps = Type.Object({
+  audio_base64: Type.String(),
+  alignment: Type.Optional(CharacterAlignment),
+  normalized_alignment: Type.Optional(CharacterAlignment),
+});
+export type AudioChunkWithTimestamps = Static<typeof AudioChunkWithTimestamps>;
+
+/** Their voice categories; ours map: built-in → premade, clone → cloned, breed → generated. */
+export const ElevenLabsVoice = Type.Object({
+  voice_id: Type.String(),
+  name: Type.String(),
+  category: Type.Union([Type.Literal('premade'), Type.Literal('cloned'), Type.Literal('generated')]),
+  description: Type.String(),
+  labels: Type.Record(Type.String(), Type.String(), { description: 'gender, language (BCP 47), accent, engine' }),
+  preview_url: Type.Union([Type.String(), Type.Null()], { description: 'null: previews are synthesized on request, not stored' }),
+  available_for_tiers: Type.Array(Type.String()),
+});
+export type ElevenLabsVoice = Static<typeof ElevenLabsVoice>;
+
+export const ElevenLabsVoiceList = Type.Object({ voices: Type.Array(ElevenLabsVoice) });
+
+export const MAX_V2_PAGE_SIZE = 100;
+export const ElevenLabsVoiceSearchQuery = Type.Object(
+  {
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'Free-text keywords, as /api/voices/search' })),
+    // Query values are strings (no coercion here): digits, checked against the bound by the route.
+    page_size: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${MAX_V2_PAGE_SIZE}; 10 by default` })),
+    next_page_token: Type.Optional(Type.String({ maxLength: 20, description: 'From the previous page' })),
+    category: Type.Optional(Type.String({ maxLength: 20, description: 'premade, cloned or generated' })),
+  },
+  { additionalProperties: true },
+);
+export type ElevenLabsVoiceSearchQuery = Static<typeof ElevenLabsVoiceSearchQuery>;
+
+export const ElevenLabsVoicePage = Type.Object({
+  voices: Type.Array(ElevenLabsVoice),
+  has_more: Type.Boolean(),
+  total_count: Type.Integer(),
+  next_page_token: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** What one of their `output_format` names means here: one of our formats, at a rate where the format has a choice. */
+export interface ElevenLabsOutput {
+  format: 'mp3' | 'opus' | 'pcm' | 'wav' | 'mulaw' | 'alaw';
+  sampleRate?: number;
+}
+
+const MP3_NAMES = ['mp3_22050_32', 'mp3_24000_48', 'mp3_44100_32', 'mp3_44100_64', 'mp3_44100_96', 'mp3_44100_128', 'mp3_44100_192'];
+const OPUS_NAMES = ['opus_48000_32', 'opus_48000_64', 'opus_48000_96', 'opus_48000_128', 'opus_48000_192'];
+
+/**
+ * Their output formats we serve, by name. MP3 and Opus are ours whatever rate and bitrate the name asks (24 kHz
+ * 64 kbps MP3, 32 kbps Ogg Opus): a player reads them alike. PCM and WAV keep the rate they name, for every rate
+ * we produce (their pcm_32000 and wav_32000 are not among them); µ-law and A-law are 8 kHz WAV.
+ */
+export const ELEVENLABS_OUTPUTS: Readonly<Record<string, ElevenLabsOutput>> = Object.freeze({
+  ...Object.fromEntries(MP3_NAMES.map((n) => [n, { format: 'mp3' }])),
+  ...Object.fromEntries(OPUS_NAMES.map((n) => [n, { format: 'opus' }])),
+  ...Object.fromEntries(SAMPLE_RATES.map((r) => [`pcm_${r}`, { format: 'pcm', sampleRate: r }])),
+  ...Object.fromEntries(SAMPLE_RATES.map((r) => [`wav_${r}`, { format: 'wav', sampleRate: r }])),
+  ulaw_8000: { format: 'mulaw' },
+  alaw_8000: { format: 'alaw' },
+});
+export const ELEVENLABS_OUTPUT_NAMES = Object.keys(ELEVENLABS_OUTPUTS);
+export const DEFAULT_ELEVENLABS_OUTPUT = 'mp3_44100_128';
+
+export const ElevenLabsSpeechQuery = Type.Object(
+  {
+    output_format: Type.Optional(
+      Type.Union(
+        ELEVENLABS_OUTPUT_NAMES.map((n) => Type.Literal(n)),
+        { description: `codec_rate[_bitrate], ${DEFAULT_ELEVENLABS_OUTPUT} by default: ${ELEVENLABS_OUTPUT_NAMES.join(', ')}` },
+      ),
+    ),
+    optimize_streaming_latency: Type.Optional(Type.String({ maxLength: 10, description: 'Accepted and ignored' })),
+    enable_logging: Type.Optional(Type.String({ maxLength: 10, description: 'Accepted and ignored: nothing is logged but usage' })),
+  },
+  { additionalProperties: true },
+);
+export type ElevenLabsSpeechQuery = Static<typeof ElevenLabsSpeechQuery>;
