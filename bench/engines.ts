@@ -3,9 +3,12 @@
 // resampling, mp3 encoding) in-process and the first-chunk latency through the worker pool.
 // Run: node --import tsx bench/engines.ts [runs]
 import { availableParallelism } from 'node:os';
+import { createResampler } from '../src/audio/resample.ts';
+import { createEncoder, OUTPUT_RATE } from '../src/audio/encoders/index.ts';
 import { renderSpeech } from '../src/synth/pipeline.ts';
 import { loadEngine } from '../src/synth/registry.ts';
 import { createSynthesizer } from '../src/synth/synthesizer.ts';
+import { createLevelStage } from '../src/synth/voice-loudness.ts';
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 
 // bench/run.ts passes its own 25-word sentence here, so every table of the main bench speaks the same texts.
@@ -65,6 +68,43 @@ async function pipelineRtf(voice: VoiceSpec): Promise<{ rtf: number; firstMs: nu
   return { rtf: median(runs.map((r) => r.ms)) / 1000 / runs[0].secs, firstMs: median(runs.map((r) => r.first)) };
 }
 
+// The pipeline's stages one after another on the engine's own chunks, each timed alone with the project's
+// modules: where the pipeline's cost over the engine goes. (Shaping — trims, fades, gains — is not a stage here.)
+async function stageSplit(voice: VoiceSpec): Promise<void> {
+  const engine = await loadEngine(voice.engine);
+  const once = async (): Promise<number[]> => {
+    let t = performance.now();
+    const chunks: Float32Array[] = [];
+    let rate = OUTPUT_RATE;
+    for await (const c of engine.synthesize(TEXT, voice, { speed: 1 })) {
+      chunks.push(c.samples);
+      rate = c.sampleRate;
+    }
+    const engineMs = performance.now() - t;
+    t = performance.now();
+    const resampler = await createResampler(rate, OUTPUT_RATE);
+    const resampled = [...chunks.map((c) => resampler.process(c)), resampler.flush()];
+    const resampleMs = performance.now() - t;
+    t = performance.now();
+    const level = createLevelStage(OUTPUT_RATE);
+    const levelled = [...resampled.map((c) => level.process(c)), level.flush()];
+    const levelMs = performance.now() - t;
+    t = performance.now();
+    const encoder = await createEncoder('mp3');
+    for (const c of levelled) encoder.write(c);
+    encoder.end();
+    return [engineMs, resampleMs, levelMs, performance.now() - t];
+  };
+  for (let i = 0; i < 2; i++) await once();
+  const runs: number[][] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await once());
+  const m = [0, 1, 2, 3].map((k) => median(runs.map((r) => r[k])));
+  const pct = (x: number) => `${((100 * x) / m[0]).toFixed(0)} %`;
+  console.log(
+    `split ${label(voice)}: engine ${m[0].toFixed(1)} ms, resample ${m[1].toFixed(1)} ms (${pct(m[1])}), level ${m[2].toFixed(1)} ms (${pct(m[2])}), mp3 encode ${m[3].toFixed(1)} ms (${pct(m[3])}); resample + encode = ${pct(m[1] + m[3])} of the engine`,
+  );
+}
+
 async function poolFirstChunk(): Promise<void> {
   const workers = availableParallelism();
   const t0 = performance.now();
@@ -95,4 +135,6 @@ for (const voice of VOICES) {
     `${label(voice).padEnd(36)} ${e.audio.toFixed(2).padStart(8)} ${e.ms.toFixed(1).padStart(10)} ${e.rtf.toFixed(4).padStart(11)} ${p.rtf.toFixed(4).padStart(13)} ${p.firstMs.toFixed(1).padStart(13)}`,
   );
 }
+console.log('');
+for (const voice of [VOICES[0], VOICES[3]]) await stageSplit(voice);
 await poolFirstChunk();

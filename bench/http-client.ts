@@ -21,6 +21,8 @@ export interface Timed {
   totalMs: number;
   bytes: number;
   text(): string;
+  /** The body as bytes (audio); empty unless kept (RequestOptions.keepBody). */
+  body(): Buffer;
 }
 
 export function request(url: string, options: RequestOptions = {}): Promise<Timed> {
@@ -46,6 +48,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Time
           totalMs: end - t0,
           bytes,
           text: () => Buffer.concat(parts).toString('utf8'),
+          body: () => Buffer.concat(parts),
         });
       });
     });

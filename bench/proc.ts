@@ -39,6 +39,40 @@ export function memory(pid: number): Memory {
   return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
 }
 
+/** RSS of the process and all its descendants (engines run as child processes count too), in MiB. */
+export function treeRssMiB(pid: number): { rssMiB: number; processes: number } {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) is the second after the command name's closing parenthesis.
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  const inTree = (p: number): boolean => {
+    for (let at = p, hops = 0; at > 1 && hops < 64; at = parent.get(at) ?? 0, hops++) if (at === pid) return true;
+    return false;
+  };
+  let rssMiB = 0;
+  let processes = 0;
+  for (const p of parent.keys()) {
+    if (!inTree(p)) continue;
+    try {
+      const rss = memory(p).rssMiB;
+      if (Number.isFinite(rss)) {
+        rssMiB += rss;
+        processes += 1;
+      }
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return { rssMiB, processes };
+}
+
 /** CPU seconds of each thread of the process, by thread id (a thread that has ended is absent). */
 function threadCpuSeconds(pid: number): Map<number, number> {
   const out = new Map<number, number>();

@@ -1,7 +1,8 @@
 // `npm run bench`: starts the real service in its own process and measures it from outside: engine
 // speed, /v1/speak latency, WebSocket first-chunk latency and capacity, throughput with the server's CPU,
-// event-loop responsiveness under load, and memory. Prints Markdown tables and writes bench/RESULTS.md.
-//   npm run bench                  the full run (about 4-5 minutes on 2 cores)
+// event-loop responsiveness under load, memory, fair sharing, the cache, the default voice's word error rate
+// (pocketsphinx) and start-up time. Prints Markdown tables and writes bench/RESULTS.md.
+//   npm run bench                  the full run (about 6-7 minutes on 2 cores)
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -17,14 +18,19 @@ import { speakLatency } from './sections/speak-latency.ts';
 import { streamCapacity } from './sections/stream-capacity.ts';
 import { streamLatency } from './sections/stream-latency.ts';
 import { throughput, PROBE_PATH } from './sections/throughput.ts';
+import { cacheHit } from './sections/cache-hit.ts';
+import { fairness } from './sections/fairness.ts';
+import { streamsAtOnce } from './sections/streams-64.ts';
+import { startup } from './sections/startup.ts';
+import { wordErrorRate } from './sections/wer.ts';
 import { startService, type BenchService } from './service.ts';
 import { fixed } from './stats.ts';
 import { VOICES } from './texts.ts';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick
-  ? { engineRuns: 3, runs: 3, mixed: 100, windowMs: 3_000, idleMs: 1_000, maxStreams: 8, rampBudgetMs: 20_000 }
-  : { engineRuns: 5, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000 };
+  ? { engineRuns: 3, runs: 3, mixed: 100, windowMs: 3_000, idleMs: 1_000, maxStreams: 8, rampBudgetMs: 20_000, streamsAtOnce: 16 }
+  : { engineRuns: 5, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000, streamsAtOnce: 64 };
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
@@ -81,6 +87,9 @@ try {
   const latency = await streamLatency(service.base, service.key, SETTINGS.runs);
   done(3, latency.section);
 
+  log('12 word error rate: native flite vs the service, heard by pocketsphinx');
+  done(12, await wordErrorRate(service.base, service.key, VOICES[0]));
+
   log('5/7 + 6/7 throughput with CPU and event-loop probe');
   const tp = await throughput(service.base, service.key, service.pid, probe, {
     voice: VOICES[0],
@@ -99,14 +108,34 @@ try {
   done(5, tp.throughput);
   done(6, tp.eventLoop);
 
+  log(`10 ${SETTINGS.streamsAtOnce} streams at once`);
+  done(10, (await streamsAtOnce(service.base, service.key, VOICES[0], SETTINGS.streamsAtOnce)).section);
+
   const end = memory(service.pid);
   mem.section.rows.push(['end of the whole bench', fixed(end.rssMiB, 0), fixed(end.peakRssMiB, 0)]);
+  mem.section.summary?.push(['server RSS at the end of the whole bench (target ≤ 400 MiB)', `${fixed(end.rssMiB, 0)} MiB`]);
   done(7, mem.section);
 } finally {
   await probe.close();
   await service.stop();
+}
+
+// Fair sharing and the cache need the service's default limits (the one above lifts them for its single key).
+log('9 + 11: a second service with the default MAX_CONCURRENT_PER_KEY and CACHE_MB');
+const defaults = await startService({ env: { MAX_CONCURRENT_PER_KEY: '4', CACHE_MB: '32' }, keys: 2 });
+try {
+  const [keyA, keyB] = defaults.keys as [string, string];
+  log('9 fair sharing: key B beside key A\'s three long requests');
+  done(9, (await fairness(defaults.base, keyA, keyB, VOICES[0], SETTINGS.runs * 2)).section);
+  log('11 synthesis cache hits');
+  done(11, await cacheHit(defaults.base, keyB, VOICES[0], SETTINGS.runs));
+} finally {
+  await defaults.stop();
   agent.destroy();
 }
+
+log('13 start to ready and idle memory with 2 workers');
+done(13, await startup(quick ? 1 : 3));
 
 const summary = [
   ['service start to ready (engines loaded and warm)', `${fixed(startSeconds, 1)} s`],

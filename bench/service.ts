@@ -12,6 +12,8 @@ export interface BenchService {
   pid: number;
   base: string;
   key: string;
+  /** `key` first, then the other keys asked for (StartOptions.keys), each its own API key of the same user. */
+  keys: string[];
   /** Seconds from spawn until /readyz answered 200 (engines loaded and warm in every worker). */
   startSeconds: number;
   stop(): Promise<void>;
@@ -36,7 +38,14 @@ function tail(child: ChildProcess, lines = 30): () => string {
   return () => kept.join('\n');
 }
 
-export async function startService(): Promise<BenchService> {
+export interface StartOptions {
+  /** Settings over the bench's own (e.g. the defaults of MAX_CONCURRENT_PER_KEY and CACHE_MB back). */
+  env?: Record<string, string>;
+  /** API keys to create (default 1). */
+  keys?: number;
+}
+
+export async function startService(options: StartOptions = {}): Promise<BenchService> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'voxsmith-bench-'));
@@ -52,6 +61,11 @@ export async function startService(): Promise<BenchService> {
       PUBLIC_URL: base,
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // One key drives all the load, and repeated texts must be rendered each time to measure synthesis:
+      // no per-key concurrency limit and no cache, unless a section asks for them (options.env).
+      MAX_CONCURRENT_PER_KEY: '100000',
+      CACHE_MB: '0',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -84,15 +98,15 @@ export async function startService(): Promise<BenchService> {
       await rm(dataDir, { recursive: true, force: true });
     })());
   try {
-    const key = await createKey(base, dataDir);
-    return { pid: child.pid ?? 0, base, key, startSeconds, stop };
+    const keys = await createKeys(base, dataDir, Math.max(1, options.keys ?? 1));
+    return { pid: child.pid ?? 0, base, key: keys[0] as string, keys, startSeconds, stop };
   } catch (err) {
     return fail(`signing in failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-/** Magic link from the outbox (no SMTP_URL), verify, then a key made with the session cookie. */
-async function createKey(base: string, dataDir: string): Promise<string> {
+/** Magic link from the outbox (no SMTP_URL), verify, then keys made with the session cookie. */
+async function createKeys(base: string, dataDir: string, count: number): Promise<string[]> {
   const email = 'bench@example.com';
   const json = { 'content-type': 'application/json' };
   const login = await request(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email }) });
@@ -111,11 +125,15 @@ async function createKey(base: string, dataDir: string): Promise<string> {
   const verify = await request(`${base}/api/auth/verify`, { method: 'POST', headers: json, body: JSON.stringify({ token }) });
   const cookie = verify.headers['set-cookie']?.map((c) => c.split(';')[0]).join('; ');
   if (verify.status !== 200 || !cookie) throw new Error(`verify answered ${verify.status}: ${verify.text()}`);
-  const created = await request(`${base}/api/auth/api-keys`, {
-    method: 'POST',
-    headers: { ...json, cookie, origin: base },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  if (created.status !== 201) throw new Error(`key creation answered ${created.status}: ${created.text()}`);
-  return (JSON.parse(created.text()) as { key: string }).key;
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await request(`${base}/api/auth/api-keys`, {
+      method: 'POST',
+      headers: { ...json, cookie, origin: base },
+      body: JSON.stringify({ name: i === 0 ? 'bench' : `bench-${i + 1}` }),
+    });
+    if (created.status !== 201) throw new Error(`key creation answered ${created.status}: ${created.text()}`);
+    keys.push((JSON.parse(created.text()) as { key: string }).key);
+  }
+  return keys;
 }

@@ -36,3 +36,32 @@ export const PARAGRAPH_RAMP = PARAGRAPH_SENTENCES.slice(0, 2).join(' ');
 
 /** The voices measured: flite's default English voice and an espeak English one. */
 export const VOICES = ['flite-slt', 'espeak-en-us-male-1'] as const;
+
+/** Short everyday sentences for the recognizer check (section 12): many start with soft onsets (th, p, f). */
+export const WER_SENTENCES = [
+  'The children walked to school.',
+  'Please close the door.',
+  'Fresh bread is on the table.',
+  'Thank you for coming.',
+  'The doctor will see you now.',
+  'Put the milk in the fridge.',
+  'She reads a book every night.',
+  'We are going to the park.',
+  'The train leaves at ten.',
+  'Feed the cat before you go.',
+  'His car is parked outside.',
+  'Turn off the lights please.',
+  'The water is very cold today.',
+  'Pass me the salt and pepper.',
+  'Five people came to the meeting.',
+  'The shop opens at nine.',
+  'My sister lives in the city.',
+  'Please call me tomorrow morning.',
+  'The garden needs more water.',
+  'They played football after lunch.',
+  'Think before you speak.',
+  'The phone is ringing again.',
+  'Fill the glass with juice.',
+  'Take your coat with you.',
+  'The baby is sleeping upstairs.',
+];

@@ -46,7 +46,7 @@ export async function speakLatency(base: string, key: string, runs: number): Pro
   };
   return {
     summary: VOICES.map((v) => [
-      `/v1/speak ${v} pcm p50: TTFB 1 sentence, TTFB / total 2 000 chars`,
+      `/v1/speak ${v} pcm p50: TTFB 1 sentence, TTFB / total 2 000 chars (TTFB target ≤ 30 ms)`,
       `${p50(v, '1 sentence', 'pcm', 'ttfb')} ms, ${p50(v, '2 000 chars', 'pcm', 'ttfb')} / ${p50(v, '2 000 chars', 'pcm', 'total')} ms`,
     ]),
     title: '2. POST /v1/speak latency',

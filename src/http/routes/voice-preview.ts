@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { VoiceParams, VoicePreviewQuery } from '../../schemas/voices.ts';
+import { audioResponse } from '../plugins/openapi.ts';
+import { requireSession } from '../plugins/auth.ts';
+import { hangUpSignal, sendAudio, speechCaller } from '../speech-reply.ts';
+
+/**
+ * GET /api/voices/:id/preview: the dashboard's play buttons. Only a signed-in session may ask, and only for
+ * the fixed preview line of a language, so it is not billed (it cannot carry a text of the caller's choosing);
+ * it is served from the synthesis cache after the first time and stays within the per-user limits.
+ */
+export async function voicePreviewRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get(
+    '/api/voices/:id/preview',
+    {
+      preHandler: requireSession,
+      config: { rateLimit: 'api' },
+      schema: {
+        summary: 'Hear a voice',
+        description:
+          'Dashboard only (signed-in session). MP3 of the fixed preview line for the voice’s language (or `language`), ' +
+          'from the synthesis cache when it can; not counted as usage.',
+        tags: ['Voices'],
+        params: VoiceParams,
+        querystring: VoicePreviewQuery,
+        response: { 200: audioResponse('The preview, as MP3') },
+      },
+    },
+    async (request, reply) => {
+      const signal = hangUpSignal(reply);
+      const { userId } = speechCaller(request.principal);
+      const speech = await app.services.speech.preview(userId, request.params.id, request.query.language, signal);
+      return sendAudio(request, reply, signal, speech);
+    },
+  );
+}

@@ -1,0 +1,122 @@
+// The back half of the pipeline for one request: audio at any engine rate in, encoded blocks out through
+// hooks.emit, with the word timings and marks that fall in each block. Resampling to the encoder's rate, the level
+// stage (true-peak limiter) and the encoder run here, block by block, so bytes leave as soon as a piece
+// is rendered. The input rate may change between writes (a voice switch): the old resampler is flushed
+// into the stream first, so the timeline stays exact.
+import type { StreamEncoder } from '../audio/encoders/index.ts';
+import type { Limiter } from '../audio/limiter.ts';
+import { createResampler, type Resampler } from '../audio/resample.ts';
+import type { MarkTiming, WordTiming } from './speech.ts';
+
+/** Encoded output is handed over in pieces of at most this much audio (also the flow-control grain). */
+export const BLOCK_SECONDS = 0.25;
+
+export interface RenderHooks {
+  signal?: AbortSignal;
+  /** Lets the host process control messages while an engine runs synchronously. */
+  checkpoint?: () => void;
+  /**
+   * Takes the next encoded bytes with the seconds of audio they complete and the words that start in
+   * them (and the marks that fall in them); resolves when more may be produced (flow control). Bytes are
+   * empty only in a final call that carries words, marks or seconds left over from a codec that had nothing to flush.
+   */
+  emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks?: MarkTiming[]): Promise<void>;
+}
+
+export class OutputStream {
+  private resampler: Resampler | undefined;
+  /** Seconds of input written so far: the timeline word timings are placed on. */
+  private inSeconds = 0;
+  private outSamples = 0;
+  private pendingSeconds = 0;
+  private words: WordTiming[] = [];
+  private marks: MarkTiming[] = [];
+  private ended = false;
+  private readonly outRate: number;
+
+  constructor(
+    private readonly encoder: StreamEncoder,
+    private readonly level: Limiter,
+    private readonly hooks: RenderHooks,
+  ) {
+    this.outRate = encoder.sampleRate;
+  }
+
+  /** Where the next written sample lands on the output timeline, in seconds. */
+  get inputSeconds(): number {
+    return this.inSeconds;
+  }
+
+  /** Seconds of audio handed out so far. */
+  get seconds(): number {
+    return this.outSamples / this.outRate;
+  }
+
+  /** Words to report with the block their start falls in. */
+  addWords(words: readonly WordTiming[]): void {
+    this.words.push(...words);
+  }
+
+  /** Marks to report with the block their time falls in. */
+  addMarks(marks: readonly MarkTiming[]): void {
+    this.marks.push(...marks);
+  }
+
+  /** Appends samples at `rate` to the stream. */
+  async write(x: Float32Array, rate: number): Promise<void> {
+    if (this.resampler && this.resampler.inRate !== rate) await this.sendAudio(this.level.process(this.resampler.flush()));
+    if (!this.resampler || this.resampler.inRate !== rate) this.resampler = await createResampler(rate, this.outRate);
+    this.inSeconds += x.length / rate;
+    await this.sendAudio(this.level.process(this.resampler.process(x)));
+  }
+
+  /** Flushes the resampler, the limiter and the codec; the last call to emit carries whatever is owed. */
+  async end(): Promise<void> {
+    if (this.resampler) await this.sendAudio(this.level.process(this.resampler.flush()));
+    await this.sendAudio(this.level.flush());
+    this.ended = true;
+    const last = this.encoder.end();
+    const rest = this.words;
+    const restMarks = this.marks;
+    this.words = [];
+    this.marks = [];
+    if (last.length > 0 || this.pendingSeconds > 0 || rest.length > 0 || restMarks.length > 0) {
+      await this.hooks.emit(last, this.pendingSeconds, rest.length > 0 ? rest : undefined, restMarks.length > 0 ? restMarks : undefined);
+    }
+  }
+
+  /** Frees the resampler and the codec (whether or not the stream ended). */
+  dispose(): void {
+    this.resampler?.dispose();
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      this.encoder.end();
+    } catch {
+      // Only releasing the codec's memory; its output is not wanted.
+    }
+  }
+
+  private async sendAudio(x: Float32Array): Promise<void> {
+    const block = Math.round(this.outRate * BLOCK_SECONDS);
+    for (let at = 0; at < x.length; at += block) {
+      if (this.hooks.signal?.aborted) return;
+      const part = x.subarray(at, Math.min(x.length, at + block));
+      await this.send(this.encoder.write(part), part.length);
+    }
+  }
+
+  private async send(bytes: Uint8Array, samples: number): Promise<void> {
+    this.outSamples += samples;
+    this.pendingSeconds += samples / this.outRate;
+    if (bytes.length === 0) return;
+    const now = this.outSamples / this.outRate + 1e-6;
+    const due = this.words.filter((w) => w.start < now);
+    this.words = this.words.filter((w) => w.start >= now);
+    const dueMarks = this.marks.filter((m) => m.time < now);
+    this.marks = this.marks.filter((m) => m.time >= now);
+    const seconds = this.pendingSeconds;
+    this.pendingSeconds = 0;
+    await this.hooks.emit(bytes, seconds, due.length > 0 ? due : undefined, dueMarks.length > 0 ? dueMarks : undefined);
+  }
+}
