@@ -11,3 +11,9 @@ export async function speakBlob(request: Parameters<VoxsmithClient['speak']>[0],
   const speech = await api.speak(request, { signal });
   return new Blob([speech.audio as Uint8Array<ArrayBuffer>], { type: speech.contentType });
 }
+
+/** A voice's preview line from the server's preview route (session only, cached there, not billed). */
+export async function previewBlob(voiceId: string, language: string, signal?: AbortSignal): Promise<Blob> {
+  const speech = await api.previewVoice(voiceId, { language, signal });
+  return new Blob([speech.audio as Uint8Array<ArrayBuffer>], { type: speech.contentType });
+}

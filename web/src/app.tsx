@@ -12,12 +12,14 @@ import { VoicePage } from './pages/voice.tsx';
 import { ForgePage } from './pages/forge.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
+import { LexiconsPage } from './pages/lexicons.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 
 const NAV = [
   { to: '/', label: 'Playground' },
   { to: '/voices', label: 'Voices' },
   { to: '/forge', label: 'Forge' },
+  { to: '/lexicons', label: 'Lexicons' },
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
 ] as const;
@@ -32,6 +34,7 @@ function Routes({ path }: { path: string }) {
   const voice = /^\/voices\/([^/]+)$/.exec(path);
   if (voice) return <VoicePage id={decodeURIComponent(voice[1])} />;
   if (path === '/forge') return <ForgePage />;
+  if (path === '/lexicons') return <LexiconsPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
   return <NotFoundPage />;
@@ -41,6 +44,8 @@ export function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [bootError, setBootError] = useState<string | null>(null);
   const [signOutError, setSignOutError] = useState<string | null>(null);
+  // The phone layout folds navigation and account into one menu; it starts closed on every page.
+  const [menuOpen, setMenuOpen] = useState(false);
   const { path } = useLocation();
 
   const check = useCallback(async () => {
@@ -111,27 +116,47 @@ export function App() {
         </Link>
         {session ? (
           <>
-            <nav aria-label="Main">
-              <ul>
-                {NAV.map((item) => (
-                  <li key={item.to}>
-                    <Link to={item.to} aria-current={isCurrent(item.to, path) ? 'page' : undefined}>
-                      {item.label}
-                    </Link>
+            <button
+              type="button"
+              className="menu-toggle quiet"
+              aria-expanded={menuOpen}
+              aria-controls="site-menu"
+              onClick={() => setMenuOpen((o) => !o)}
+            >
+              <span aria-hidden="true">☰</span> Menu
+            </button>
+            <div id="site-menu" className={menuOpen ? 'site-menu open' : 'site-menu'}>
+              <nav aria-label="Main">
+                <ul>
+                  {NAV.map((item) => (
+                    <li key={item.to}>
+                      <Link to={item.to} aria-current={isCurrent(item.to, path) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                        {item.label}
+                      </Link>
+                    </li>
+                  ))}
+                  <li>
+                    <a href="/docs" className="docs-link">
+                      API docs
+                    </a>
                   </li>
-                ))}
-              </ul>
-            </nav>
-            <div className="account">
-              <span className="who" title={session.user.email}>
-                {session.user.email}
-              </span>
-              <button type="button" className="quiet" onClick={() => void session.signOut()}>
-                Sign out
-              </button>
+                </ul>
+              </nav>
+              <div className="account">
+                <span className="who" title={session.user.email}>
+                  {session.user.email}
+                </span>
+                <button type="button" className="quiet" onClick={() => void session.signOut()}>
+                  Sign out
+                </button>
+              </div>
             </div>
           </>
-        ) : null}
+        ) : (
+          <a href="/docs" className="docs-link header-docs">
+            API docs
+          </a>
+        )}
       </header>
       <main id="main" tabIndex={-1}>
         <ErrorText>{signOutError}</ErrorText>

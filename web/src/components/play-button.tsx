@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { speakBlob } from '../api.ts';
-import { previewText } from '../previews.ts';
+import { previewBlob } from '../api.ts';
 import type { Voice } from '../types.ts';
 import { message } from './feedback.tsx';
 
@@ -19,11 +18,12 @@ function release(owner: symbol): void {
   current = null;
 }
 
-async function previewUrl(voiceId: string, text: string): Promise<string> {
-  const key = `${voiceId}\n${text}`;
+async function previewUrl(voiceId: string, language: string): Promise<string> {
+  const key = `${voiceId}\n${language}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const blob = await speakBlob({ text, voice_id: voiceId, format: 'mp3' });
+  // The server's preview route: its fixed line, from its cache, not billed as usage.
+  const blob = await previewBlob(voiceId, language);
   const url = URL.createObjectURL(blob);
   cache.set(key, url);
   return url;
@@ -39,12 +39,15 @@ export function dropPreview(voiceId: string): void {
   }
 }
 
-/** Speaks a short line in the voice's language. data-state lets tests (and styles) see what it is doing. */
-export function PlayButton({ voice, text, label }: { voice: Voice; text?: string; label?: string }) {
+/**
+ * Speaks the preview line of the voice's language, or of `language` (a bred child's parents speak the child's
+ * line). data-state lets tests (and styles) see what it is doing.
+ */
+export function PlayButton({ voice, language, label }: { voice: Voice; language?: string; label?: string }) {
   const [state, setState] = useState<PlayState>('idle');
   const [error, setError] = useState<string | null>(null);
   const owner = useRef(Symbol('preview'));
-  const line = text ?? previewText(voice);
+  const lineLanguage = language ?? voice.language;
 
   useEffect(() => {
     const me = owner.current;
@@ -62,7 +65,7 @@ export function PlayButton({ voice, text, label }: { voice: Voice; text?: string
     setError(null);
     setState('loading');
     try {
-      const url = await previewUrl(voice.id, line);
+      const url = await previewUrl(voice.id, lineLanguage);
       current = { owner: me, reset: () => (release(me), setState('idle')) };
       player.src = url;
       player.onended = () => {

@@ -7,7 +7,6 @@ import { Page } from '../components/page.tsx';
 import { PlayButton } from '../components/play-button.tsx';
 import { VoiceSelect } from '../components/voice-select.tsx';
 import { bytes, seconds } from '../format.ts';
-import { previewText } from '../previews.ts';
 import { Link } from '../router.tsx';
 import { useFailure } from '../session.ts';
 import type { Voice } from '../types.ts';
@@ -79,6 +78,18 @@ function NewVoice({ voice, heading }: { voice: Voice; heading: string }) {
   );
 }
 
+/** A passage phoneticians use for exactly this ("The North Wind and the Sun"): it covers the sounds of English. */
+const READ_ALOUD =
+  'The North Wind and the Sun were disputing which was the stronger, when a traveller came along wrapped in a warm cloak. ' +
+  'They agreed that the one who first succeeded in making the traveller take his cloak off should be considered stronger than the other. ' +
+  'Then the North Wind blew as hard as he could, but the more he blew the more closely did the traveller fold his cloak around him; ' +
+  'and at last the North Wind gave up the attempt. Then the Sun shone out warmly, and immediately the traveller took off his cloak.';
+
+/** Speech RMS spans decades: a square root spreads quiet talk across the meter instead of a sliver at the left. */
+function meterValue(rms: number): number {
+  return Math.min(1, Math.sqrt(rms) * 1.2);
+}
+
 function CloneForm() {
   const fail = useFailure();
   const voices = useVoices();
@@ -93,6 +104,7 @@ function CloneForm() {
   const [created, setCreated] = useState<Voice | null>(null);
   const [recording, setRecording] = useState<Recording | null>(null);
   const [elapsed, setElapsed] = useState(0);
+  const [level, setLevel] = useState(0);
   // The take in progress, for stopping the microphone if the page goes away mid-recording.
   const live = useRef<Recording | null>(null);
   const tags = useMemo(() => languageTags(voices.voices), [voices.voices]);
@@ -122,8 +134,9 @@ function CloneForm() {
     const timer = window.setInterval(() => {
       const s = (performance.now() - recording.startedAt) / 1000;
       setElapsed(s);
+      setLevel(recording.level());
       if (s >= CLONE_MAX_SECONDS) void stopRecording();
-    }, 200);
+    }, 100);
     return () => window.clearInterval(timer);
   }, [recording, stopRecording]);
 
@@ -155,7 +168,9 @@ function CloneForm() {
     setProblem(null);
     try {
       setElapsed(0);
+      setLevel(0);
       setRecording(await startRecording());
+      if (language.toLowerCase().startsWith('en') && transcript.trim() === '') setTranscript(READ_ALOUD);
     } catch (err) {
       const denied = err instanceof DOMException && (err.name === 'NotAllowedError' || err.name === 'SecurityError');
       setError(denied ? 'The browser did not allow the microphone. Allow it for this site, or upload a file instead.' : `The microphone could not start: ${fail(err)}`);
@@ -211,16 +226,40 @@ function CloneForm() {
           </div>
         ) : (
           <div className="field recorder">
+            <p className="hint" id="read-aloud-help">
+              Read this aloud at your normal pace (about 20 seconds). It is filled in as the transcript, which helps the clone keep your pace.
+            </p>
+            <blockquote className="read-aloud" lang="en" data-testid="read-aloud">
+              {READ_ALOUD}
+            </blockquote>
             {recording ? (
               <button type="button" className="danger" onClick={() => void stopRecording()}>
                 Stop recording ({seconds(elapsed)})
               </button>
             ) : (
-              <button type="button" onClick={() => void record()}>
+              <button type="button" onClick={() => void record()} aria-describedby="read-aloud-help">
                 {sample?.fileName === 'recording.wav' ? 'Record again' : 'Start recording'}
               </button>
             )}
-            <StatusText>{recording ? `Recording… ${Math.floor(elapsed)} s (read any text aloud for at least ${CLONE_MIN_SECONDS} s)` : ''}</StatusText>
+            {recording ? (
+              <div className="level">
+                <label htmlFor="mic-level">Input level</label>
+                <meter
+                  id="mic-level"
+                  className="level-meter"
+                  min={0}
+                  max={1}
+                  low={0.02}
+                  high={0.7}
+                  optimum={0.2}
+                  value={meterValue(level)}
+                  data-testid="level-meter"
+                  data-level={level.toFixed(4)}
+                />
+                <small>{level < 0.005 ? 'Nothing heard yet: check the microphone.' : level > 0.7 ? 'Very loud: move back a little.' : 'Good level.'}</small>
+              </div>
+            ) : null}
+            <StatusText>{recording ? `Recording… ${Math.floor(elapsed)} s (read for at least ${CLONE_MIN_SECONDS} s)` : ''}</StatusText>
           </div>
         )}
         {sample ? (
@@ -307,7 +346,6 @@ function BreedForm() {
     }
   }
 
-  const line = child ? previewText(child.voice) : '';
   return (
     <section className="card" aria-labelledby="breed-heading">
       <h2 id="breed-heading">Breed a voice</h2>
@@ -367,19 +405,19 @@ function BreedForm() {
               <li>
                 <span className="relation">Parent A</span>
                 <strong>{child.a.name}</strong>
-                <PlayButton voice={child.a} text={line} />
+                <PlayButton voice={child.a} language={child.voice.language} />
               </li>
             ) : null}
             <li className="child">
               <span className="relation">Child</span>
               <strong>{child.voice.name}</strong>
-              <PlayButton voice={child.voice} text={line} />
+              <PlayButton voice={child.voice} language={child.voice.language} />
             </li>
             {child.b ? (
               <li>
                 <span className="relation">Parent B</span>
                 <strong>{child.b.name}</strong>
-                <PlayButton voice={child.b} text={line} />
+                <PlayButton voice={child.b} language={child.voice.language} />
               </li>
             ) : null}
           </ul>

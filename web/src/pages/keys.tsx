@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
+import { keySnippets, Snippets } from '../components/snippets.tsx';
 import { when } from '../format.ts';
 import { useFailure } from '../session.ts';
 import type { ApiKey, CreatedApiKey } from '../types.ts';
@@ -40,16 +41,15 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
         </label>
         <input id="new-key-value" ref={field} readOnly value={created.key} spellCheck={false} onFocus={(e) => e.currentTarget.select()} />
         <button type="button" onClick={() => void copy()}>
-          Copy
+          Copy key
         </button>
       </div>
       <StatusText>{copied}</StatusText>
-      <pre className="example">
-        <code>{`curl -X POST ${window.location.origin}/v1/speak \\
-  -H "Authorization: Bearer ${created.key.slice(0, 14)}…" \\
-  -H "Content-Type: application/json" \\
-  -d '{"text": "Hello", "voice_id": "default"}' -o hello.mp3`}</code>
-      </pre>
+      <h3>Try it</h3>
+      <Snippets label="Examples with your new key" snippets={keySnippets(created.key, window.location.origin)} />
+      <p className="hint">
+        Every endpoint, its fields and errors: the <a href="/docs">API reference</a>.
+      </p>
       <button type="button" className="quiet" onClick={onDone}>
         I have stored it
       </button>

@@ -21,8 +21,9 @@ const FORMAT_LABELS: Record<AudioFormat, string> = {
   flac: 'FLAC',
   pcm: 'Raw PCM (16-bit, 24 kHz)',
   mulaw: 'μ-law WAV (8 kHz, telephony)',
+  alaw: 'A-law WAV (8 kHz, telephony)',
 };
-const EXTENSIONS: Record<AudioFormat, string> = { mp3: 'mp3', wav: 'wav', opus: 'ogg', flac: 'flac', pcm: 'pcm', mulaw: 'wav' };
+const EXTENSIONS: Record<AudioFormat, string> = { mp3: 'mp3', wav: 'wav', opus: 'ogg', flac: 'flac', pcm: 'pcm', mulaw: 'wav', alaw: 'wav' };
 const DEFAULT_TEXT = 'Hello! This is Voxsmith, speech synthesis running on your own server.';
 
 interface Result {
@@ -50,6 +51,11 @@ export function PlaygroundPage() {
 
   const chosen = voices.voices?.find((v) => v.id === voiceId);
   const tooLong = text.length > appConfig.maxTextChars;
+  const why = tooLong
+    ? `The text is ${count(text.length - appConfig.maxTextChars)} characters over this server’s limit of ${count(appConfig.maxTextChars)}: shorten it to speak or stream it.`
+    : text.trim() === ''
+      ? 'Type some text to speak.'
+      : null;
   const streaming = stream !== null && (stream.state === 'connecting' || stream.state === 'streaming' || stream.state === 'draining');
 
   // A link to another voice (e.g. "Try it" on a voice page) while the playground is open switches to it.
@@ -153,13 +159,24 @@ export function PlaygroundPage() {
           </p>
         ) : null}
         <div className="actions">
-          <button type="submit" disabled={busy || streaming || tooLong || text.trim() === ''}>
+          <button type="submit" disabled={busy || streaming || why !== null} aria-describedby={why ? 'pg-why' : undefined}>
             {busy ? 'Speaking…' : 'Speak'}
           </button>
-          <button type="button" className="secondary" onClick={toggleStream} disabled={busy || (!streaming && (tooLong || text.trim() === ''))}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={toggleStream}
+            disabled={busy || (!streaming && why !== null)}
+            aria-describedby={why ? 'pg-why' : undefined}
+          >
             {streaming ? 'Stop stream' : 'Stream'}
           </button>
         </div>
+        {why ? (
+          <p className="why-disabled" id="pg-why" data-testid="why-disabled">
+            {why}
+          </p>
+        ) : null}
         <ErrorText>{error}</ErrorText>
       </form>
 

@@ -6,15 +6,34 @@ import { Page } from '../components/page.tsx';
 import { dropPreview, PlayButton } from '../components/play-button.tsx';
 import { languageOptions, matchesLanguage } from '../languages.ts';
 import { Link } from '../router.tsx';
+import { count } from '../format.ts';
 import { useFailure } from '../session.ts';
 import type { Gender, Voice } from '../types.ts';
-import { isOwn, useVoices } from '../voices-store.ts';
+import { byLanguageName, isOwn, useVoices } from '../voices-store.ts';
 
 const SEARCH_DELAY_MS = 200;
+/** Cards shown at first and per "Show more": a page stays short and quick with a thousand voices. */
+const PAGE_SIZE = 48;
 /** Engines whose voices are neural models from the server's VOICES_DIR (the card says so). */
 const NEURAL_ENGINES: readonly string[] = ['piper', 'kokoro'];
 
-function VoiceCard({ voice, onDelete }: { voice: Voice; onDelete: (v: Voice) => void }) {
+/** The sentences of a description. */
+function sentences(text: string): string[] {
+  return text.split(/(?<=\.)\s+/).filter(Boolean);
+}
+
+/**
+ * Sentences most voices share (an engine's "formant synthesis: fast and intelligible…") say nothing about one
+ * voice: the cards leave them out and the page shows each once, above the list.
+ */
+function commonSentences(voices: Voice[]): Set<string> {
+  const seen = new Map<string, number>();
+  for (const v of voices) for (const s of new Set(sentences(v.description))) seen.set(s, (seen.get(s) ?? 0) + 1);
+  const threshold = Math.max(10, voices.length / 4);
+  return new Set([...seen.entries()].filter(([, n]) => n >= threshold).map(([s]) => s));
+}
+
+function VoiceCard({ voice, onDelete, common }: { voice: Voice; onDelete: (v: Voice) => void; common: Set<string> }) {
   const headingId = useId();
   const own = isOwn(voice);
   return (
@@ -27,7 +46,7 @@ function VoiceCard({ voice, onDelete }: { voice: Voice; onDelete: (v: Voice) => 
       <p className="meta">
         {voice.language_name} <span className="tag">{voice.language}</span> · {voice.gender} · {voice.engine}
       </p>
-      <p className="description">{voice.description}</p>
+      <p className="description">{sentences(voice.description).filter((s) => !common.has(s)).join(' ') || voice.description}</p>
       <p className="ids">
         <code>{voice.id}</code>
       </p>
@@ -66,7 +85,9 @@ export function VoicesPage() {
   const [generation, setGeneration] = useState(0);
   const countRef = useRef<HTMLDivElement>(null);
 
+  const [visible, setVisible] = useState(PAGE_SIZE);
   const languages = useMemo(() => languageOptions(all.voices ?? []), [all.voices]);
+  const common = useMemo(() => commonSentences(all.voices ?? []), [all.voices]);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -82,7 +103,9 @@ export function VoicesPage() {
           );
         }
         if (abort.signal.aborted) return;
-        setFound({ voices: list, query: text });
+        // A list without keywords reads in language order, by the language's name; search keeps its ranking.
+        setFound({ voices: text === '' ? [...list].sort(byLanguageName) : list, query: text });
+        setVisible(PAGE_SIZE);
         setError(null);
       } catch (err) {
         if (abort.signal.aborted) return;
@@ -170,7 +193,7 @@ export function VoicesPage() {
           <h2 id="own-heading">Your voices</h2>
           <ul className="voices">
             {own.map((v) => (
-              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} />
+              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} common={common} />
             ))}
           </ul>
         </section>
@@ -178,11 +201,29 @@ export function VoicesPage() {
       {builtin.length > 0 ? (
         <section aria-labelledby="builtin-heading">
           <h2 id="builtin-heading">{own.length > 0 ? 'Built-in voices' : 'Voices'}</h2>
+          {common.size > 0 ? (
+            <p className="engine-notes" data-testid="engine-notes">
+              {[...common].join(' ')}
+            </p>
+          ) : null}
           <ul className="voices" id="voice-results">
-            {builtin.map((v) => (
-              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} />
+            {builtin.slice(0, visible).map((v) => (
+              <VoiceCard key={v.id} voice={v} onDelete={setDeleting} common={common} />
             ))}
           </ul>
+          {builtin.length > visible ? (
+            <div className="more-row">
+              <span>
+                Showing {count(visible)} of {count(builtin.length)}
+              </span>
+              <button type="button" className="secondary" onClick={() => setVisible(visible + PAGE_SIZE)}>
+                Show {count(Math.min(PAGE_SIZE, builtin.length - visible))} more voices
+              </button>
+              <button type="button" className="quiet" onClick={() => setVisible(builtin.length)}>
+                Show all
+              </button>
+            </div>
+          ) : null}
         </section>
       ) : results !== null && own.length === 0 ? (
         <p>No voice matches. Try fewer words or another language.</p>
