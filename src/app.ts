@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -23,6 +24,8 @@ import { metricsPlugin } from './http/plugins/metrics.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { openapiPlugin } from './http/plugins/openapi.ts';
 import { openaiRoutes } from './http/routes/openai.ts';
+import { elevenLabsRoutes } from './http/routes/elevenlabs.ts';
+import { elevenLabsVoiceRoutes } from './http/routes/elevenlabs-voices.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
@@ -30,11 +33,15 @@ import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { voiceRoutes } from './http/routes/voices.ts';
 import { speakRoutes } from './http/routes/speak.ts';
+import { speakWithTimestampsRoutes } from './http/routes/speak-with-timestamps.ts';
 import { usageRoutes } from './http/routes/usage.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
+import { SpeechCache } from './speech/cache.ts';
+import { FairScheduler } from './speech/scheduler.ts';
 import { SpeechService } from './speech/speech-service.ts';
+import { WyomingServer } from './wyoming/server.ts';
 import { createSynthesizer } from './synth/synthesizer.ts';
 import { VoiceLibrary } from './voices/library.ts';
 import { BUILTIN_VOICES } from './voices/builtin.ts';
@@ -44,6 +51,12 @@ import { SpeechAnalyzer } from './voices/forge-pool.ts';
 import { DbVoiceStore } from './voices/owned-store.ts';
 import { forgeRoutes } from './http/routes/forge.ts';
 import { myVoiceRoutes } from './http/routes/my-voices.ts';
+import { lexiconRoutes } from './http/routes/lexicons.ts';
+import { phonemizeRoutes } from './http/routes/phonemize.ts';
+import { LexiconService } from './lexicons/lexicon-service.ts';
+import { LexiconStore } from './lexicons/lexicon-store.ts';
+import { LEXICON_LIMITS } from './schemas/lexicons.ts';
+import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -60,6 +73,9 @@ export interface AppOptions {
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
+
+/** Reported to Wyoming clients as the program's version. */
+const SERVICE_VERSION = '0.1.0';
 
 /** Trusts the nearest `hops` proxies (Fastify's types take a function for a hop count). */
 function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
@@ -78,13 +94,15 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     (config.smtpUrl
       ? new SmtpMailer(config.smtpUrl, config.mailFrom)
       : new OutboxMailer(join(config.dataDir, 'outbox'), config.mailFrom, (path, mail) => {
-          // Local mode only (no SMTP_URL): the developer needs the link, and the log is where they look.
-          app.log.info({ to: mail.to, file: path }, `sign-in mail written to the outbox:\n${mail.text}`);
+          // Local mode only (no SMTP_URL): the developer needs the link, and the log is where they look. It is a
+          // field of its own, so the terminal format can print it alone on a line (and JSON keeps it unescaped).
+          app.log.info({ link: mail.link }, `sign-in link for ${mail.to} (no SMTP_URL; saved to ${path})`);
         }));
   const neural = await scanVoicesDir(config.voicesDir);
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
-  const synthesizer = createSynthesizer({ workers: config.workers ?? undefined, neural: neural.models, loudnessTargetLufs: config.loudnessTargetLufs });
+  const workers = Math.max(1, config.workers ?? availableParallelism());
+  const synthesizer = createSynthesizer({ workers, tasksPerWorker: config.slotsPerWorker, neural: neural.models, loudnessTargetLufs: config.loudnessTargetLufs });
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
@@ -93,7 +111,13 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
+  // As many slots as the pool runs at once: any more would queue inside piscina, out of the fair order.
+  const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey });
+  const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
+  metrics.watchScheduler(() => scheduler.stats());
+  metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
+  const lexicons = new LexiconService(new LexiconStore(db, store.dialect, LEXICON_LIMITS.lexiconsPerAccount));
   return {
     db,
     synthesizer,
@@ -114,7 +138,18 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     apiKeys: new ApiKeyService(db, store.dialect, sharedState),
     usage,
     metrics,
-    speech: new SpeechService({ synthesizer, voices, usage, metrics, maxTextChars: config.maxTextChars, maxAudioSeconds: config.maxAudioSeconds }),
+    lexicons,
+    speech: new SpeechService({
+      synthesizer,
+      voices,
+      usage,
+      metrics,
+      lexicons,
+      maxTextChars: config.maxTextChars,
+      maxAudioSeconds: config.maxAudioSeconds,
+      scheduler,
+      cache,
+    }),
   };
 }
 
@@ -142,8 +177,10 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
       headersTimeout: config.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.headersTimeoutMs / 4))),
     },
-    // Strict types: "2" is not a number for speed, and so on; query strings are declared as strings.
-    ajv: { customOptions: { coerceTypes: false } },
+    // Strict types: "2" is not a number for speed, and so on; query strings are declared as strings. A schema that
+    // refuses unknown fields refuses them (Fastify's default strips them silently); `verbose` gives the error
+    // messages the schema, so they can list the accepted values and fields (http/validation-message.ts).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true } },
   });
 
   const services = await buildServices(config, app, options);
@@ -154,6 +191,24 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     await services.mailer.close();
     await services.db.destroy();
   });
+  if (config.wyomingPort !== null && config.wyomingApiKey !== null) {
+    const { wyomingPort: port, wyomingHost: host, wyomingApiKey: apiKey } = config;
+    const { speech, voices, apiKeys } = services;
+    const wyoming = new WyomingServer({ speech, voices, apiKeys, log: app.log, maxTextChars: config.maxTextChars, version: SERVICE_VERSION });
+    services.wyoming = wyoming;
+    // A bad WYOMING_API_KEY stops the start like a bad setting. Checked here, before the app boots, because a
+    // failing onReady hook leaves the workers and stores open (Fastify skips onClose after a failed boot).
+    try {
+      await wyoming.authorize(apiKey);
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+    app.addHook('onReady', async () => {
+      await wyoming.start({ host, port });
+    });
+    app.addHook('onClose', () => wyoming.close());
+  }
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -174,9 +229,15 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(healthRoutes);
   await app.register(voiceRoutes);
   await app.register(speakRoutes);
+  await app.register(speakWithTimestampsRoutes);
   await app.register(forgeRoutes);
   await app.register(myVoiceRoutes);
+  await app.register(lexiconRoutes);
+  await app.register(phonemizeRoutes);
+  await app.register(voicePreviewRoutes);
   await app.register(openaiRoutes);
+  await app.register(elevenLabsRoutes);
+  await app.register(elevenLabsVoiceRoutes);
   await app.register(usageRoutes);
   await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });

@@ -38,12 +38,30 @@ export interface Config {
   sessionIdleMs: number;
   sessionMaxMs: number;
   workers: number | null;
+  /**
+   * Syntheses each worker interleaves (SYNTHESIS_SLOTS_PER_WORKER); workers x this is the fair queue's slot
+   * count. A slot held by a slow listener costs little: the worker renders at most ~2 s ahead of it.
+   */
+  slotsPerWorker: number;
+  /** Syntheses one API key (or signed-in user) may run at once on this node; the next gets 429. */
+  maxConcurrentPerKey: number;
+  /** Synthesis cache size in MiB (in memory, LRU); 0 turns it off. */
+  cacheMb: number;
   /** Integrated loudness (LUFS, EBU R128) every voice is brought to; null keeps each engine's own level. */
   loudnessTargetLufs: number | null;
   /** Fastify's trustProxy: which proxies may set X-Forwarded-For (client addresses for per-IP limits). */
   trustProxy: boolean | number | string[];
   logLevel: string;
+  /** Wyoming TTS server (Home Assistant): off when wyomingPort is null; its use is billed to wyomingApiKey. */
+  wyomingPort: number | null;
+  wyomingHost: string;
+  wyomingApiKey: string | null;
+  /** LOG_FORMAT: `pretty` lines for people, `json` lines for machines, `auto` = pretty only on a terminal. */
+  logFormat: LogFormat;
 }
+
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export class ConfigError extends Error {}
 
@@ -97,6 +115,13 @@ function trustProxy(env: Env): boolean | number | string[] {
   return list;
 }
 
+function logFormat(env: Env): LogFormat {
+  const raw = env.LOG_FORMAT?.trim() || 'auto';
+  const format = LOG_FORMATS.find((f) => f === raw);
+  if (!format) throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+  return format;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
@@ -134,10 +159,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sessionMaxMs: int(env, 'SESSION_MAX_DAYS', 30, 1, 3650) * DAY,
     trustProxy: trustProxy(env),
     workers: workersRaw === undefined || workersRaw.trim() === '' ? null : int(env, 'WORKERS', 1, 1, 256),
+    slotsPerWorker: int(env, 'SYNTHESIS_SLOTS_PER_WORKER', 32, 1, 1024),
+    maxConcurrentPerKey: int(env, 'MAX_CONCURRENT_PER_KEY', 4, 1, 100_000),
+    cacheMb: int(env, 'CACHE_MB', 32, 0, 1_048_576),
     loudnessTargetLufs:
       env.LOUDNESS_TARGET_LUFS?.trim() === 'off' ? null : decimalNumber(env, 'LOUDNESS_TARGET_LUFS', DEFAULT_LOUDNESS_TARGET_LUFS, -40, -5),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logFormat: logFormat(env),
+    wyomingPort: env.WYOMING_PORT === undefined || env.WYOMING_PORT.trim() === '' ? null : int(env, 'WYOMING_PORT', 10200, 0, 65535),
+    // The protocol has no authentication: loopback unless the operator opens it on purpose.
+    wyomingHost: env.WYOMING_HOST?.trim() || '127.0.0.1',
+    wyomingApiKey: env.WYOMING_API_KEY?.trim() || null,
   };
+  if (config.wyomingPort !== null && config.wyomingApiKey === null) {
+    throw new ConfigError('WYOMING_PORT needs WYOMING_API_KEY: the full API key whose owner is billed for Wyoming use');
+  }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   }

@@ -1,5 +1,14 @@
+import type { DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { prettyLogStream } from './http/log.ts';
+import { startupBanner, startupFacts } from './startup-banner.ts';
+
+/** People at a terminal get readable lines; log collectors (stdout is a pipe or file) get JSON. */
+function logStreamFor(config: Readonly<Config>): DestinationStream | undefined {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  return pretty ? prettyLogStream(process.stdout.isTTY === true) : undefined;
+}
 
 async function main(): Promise<void> {
   let config;
@@ -12,8 +21,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildApp(config);
+  const logStream = logStreamFor(config);
+  const app = await buildApp(config, logStream ? { logStream } : {});
   await app.listen({ port: config.port, host: config.host });
+  const facts = startupFacts(config);
+  if (logStream) process.stdout.write(startupBanner(facts));
+  else app.log.info(facts, `Voxsmith is running: open ${facts.url}`);
 
   let closing = false;
   const shutdown = (signal: string) => {

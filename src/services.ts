@@ -5,9 +5,11 @@ import type { SessionService } from './accounts/sessions.ts';
 import type { SignInService } from './accounts/sign-in.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
+import type { LexiconService } from './lexicons/lexicon-service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
 import type { SpeechService } from './speech/speech-service.ts';
+import type { WyomingServer } from './wyoming/server.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
@@ -42,6 +44,10 @@ export interface Services {
   usage: UsageService;
   /** Prometheus counters and histograms (`/metrics`); routes report synthesis and refusals to it. */
   metrics: Metrics;
+  /** Users' pronunciation lexicons (/api/lexicons) and the rules a speech request gets from them. */
+  lexicons: LexiconService;
   /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
   speech: SpeechService;
+  /** The Wyoming TTS server, when WYOMING_PORT is set (started once the app is ready). */
+  wyoming?: WyomingServer;
 }

@@ -9,6 +9,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** The sign-in link the mail carries: local mail mode prints it on its own line. */
+  link?: string;
 }
 
 export interface Mailer {
@@ -26,7 +28,8 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(mail: Mail): Promise<void> {
-    await this.transport.sendMail({ from: this.from, ...mail });
+    const { to, subject, text, html } = mail;
+    await this.transport.sendMail({ from: this.from, to, subject, text, html });
   }
 
   async close(): Promise<void> {

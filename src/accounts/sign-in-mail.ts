@@ -7,6 +7,7 @@ export function signInMail(to: string, link: URL, minutes: number): Mail {
     to,
     subject: 'Your Voxsmith sign-in link',
     text: `Sign in to Voxsmith:\n\n${link.href}\n\n${validity}\n`,
+    link: link.href,
     html: `<p>Sign in to Voxsmith:</p><p><a href="${link.href}">Sign in</a></p><p>${validity}</p>`,
   };
 }

@@ -25,6 +25,10 @@ const KERNELS = PHASES.map((phase) => {
   return k;
 });
 const HISTORY = TAPS;
+// The largest gain any kernel has from its input to a point between samples: while every sample the
+// kernels can see is under ceiling / KERNEL_GAIN, no point between them can reach the ceiling, and the
+// (costly) estimate is skipped. Speech spends most of its time there.
+const KERNEL_GAIN = Math.max(...KERNELS.map((k) => k.reduce((s, v) => s + Math.abs(v), 0)));
 
 export interface Limiter {
   /** Limited audio for the input so far, less the look-ahead still held. */
@@ -57,18 +61,24 @@ export function createLimiter(rate: number, ceiling: number, gain = 1): Limiter 
   let held = 1;
   let n = 0; // inputs seen
   let out = 0; // outputs produced
+  const quiet = ceiling / KERNEL_GAIN;
+  let loudSeen = -Infinity; // the last input over `quiet`
+  let limitedSeen = -Infinity; // the last input that needed a gain under 1
 
   const push = (v: number): number | undefined => {
     recent[n % recent.length] = v;
-    const peak = Math.max(Math.abs(v), interSamplePeak(recent, (n + 1) % recent.length));
+    if (Math.abs(v) > quiet) loudSeen = n;
+    const peak = n - loudSeen < recent.length ? Math.max(Math.abs(v), interSamplePeak(recent, (n + 1) % recent.length)) : 0;
     const slot = n % (window + 1);
     needed[slot] = peak > ceiling ? ceiling / peak : 1;
+    if (peak > ceiling) limitedSeen = n;
     delayed[slot] = v;
     n++;
     if (n <= window) return undefined;
-    // The sample leaving now is the oldest one; the window ahead of it is the whole buffer.
+    // The sample leaving now is the oldest one; the window ahead of it is the whole buffer (all ones
+    // when nothing in it needed limiting).
     let min = 1;
-    for (let i = 0; i <= window; i++) if (needed[i] < min) min = needed[i];
+    if (n - 1 - limitedSeen <= window) for (let i = 0; i <= window; i++) if (needed[i] < min) min = needed[i];
     held = min < held ? min : Math.min(min, held + (1 - held) * release);
     // Nothing came before the first sample: the average starts from its gain, not from unity.
     if (out === 0) {

@@ -1,14 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CacheStats } from '../speech/cache.ts';
+import type { SchedulerStats } from '../speech/scheduler.ts';
 import type { PoolStats } from '../synth/pool.ts';
 import type { SpeechChunk } from '../synth/synthesizer.ts';
 
 /** Where a synthesis was asked for: the label that tells the three front doors apart. */
-export type SpeechEndpoint = 'speak' | 'stream' | 'openai';
+export type SpeechEndpoint = 'speak' | 'stream' | 'openai' | 'elevenlabs' | 'preview' | 'timestamps' | 'wyoming';
 
 export interface SpeechLabels {
   endpoint: SpeechEndpoint;
   engine: string;
   characters: number;
+  /** When the request arrived (performance.now()), so first audio includes its wait in the fair queue. */
+  startedAt?: number;
 }
 
 /** Route label for requests no route matched: one series, not one per probed path. */
@@ -33,6 +37,8 @@ export class Metrics {
   private readonly refusals: Counter<'policy'>;
   private poolSource: (() => PoolStats) | null = null;
   private streamSource: (() => number) | null = null;
+  private schedulerSource: (() => SchedulerStats) | null = null;
+  private cacheSource: (() => CacheStats | null) | null = null;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -78,7 +84,7 @@ export class Metrics {
     });
     this.refusals = new Counter({
       name: 'voxsmith_rate_limited_total',
-      help: 'Requests refused by a rate limit, by policy (api, login, login-address, stream-queue)',
+      help: 'Requests refused by a rate limit, by policy (api, login, login-address, stream-queue, concurrency)',
       labelNames: ['policy'],
       registers,
     });
@@ -108,6 +114,75 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'voxsmith_synthesis_slots',
+      help: 'Syntheses the fair queue lets run at once (workers x SYNTHESIS_SLOTS_PER_WORKER)',
+      registers,
+      collect() {
+        this.set(self.schedulerSource?.().slots ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_waiting',
+      help: 'Syntheses waiting in the fair queue for a free slot',
+      registers,
+      collect() {
+        this.set(self.schedulerSource?.().waiting ?? 0);
+      },
+    });
+    const cache = (): CacheStats | null => self.cacheSource?.() ?? null;
+    new Counter({
+      name: 'voxsmith_synthesis_cache_hits_total',
+      help: 'Speech requests answered from the synthesis cache',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(cache()?.hits ?? 0);
+      },
+    });
+    new Counter({
+      name: 'voxsmith_synthesis_cache_misses_total',
+      help: 'Speech requests the synthesis cache could not answer (rendered by a worker)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(cache()?.misses ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_cache_hit_ratio',
+      help: 'Hits over lookups of the synthesis cache since the start (0 before the first lookup)',
+      registers,
+      collect() {
+        const c = cache();
+        const lookups = (c?.hits ?? 0) + (c?.misses ?? 0);
+        this.set(lookups === 0 ? 0 : (c?.hits ?? 0) / lookups);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_cache_bytes',
+      help: 'Bytes the synthesis cache holds (audio plus timings)',
+      registers,
+      collect() {
+        this.set(cache()?.bytes ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_cache_max_bytes',
+      help: 'The synthesis cache bound (CACHE_MB); 0 when it is off',
+      registers,
+      collect() {
+        this.set(cache()?.maxBytes ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'voxsmith_synthesis_cache_entries',
+      help: 'Answers the synthesis cache holds',
+      registers,
+      collect() {
+        this.set(cache()?.entries ?? 0);
+      },
+    });
+    new Gauge({
       name: 'voxsmith_websocket_streams_active',
       help: 'Open WebSocket streams (/v1/ws/stream)',
       registers,
@@ -120,6 +195,16 @@ export class Metrics {
   /** The worker pool whose queue the gauges report. */
   watchPool(stats: () => PoolStats): void {
     this.poolSource = stats;
+  }
+
+  /** The fair queue in front of the pool. */
+  watchScheduler(stats: () => SchedulerStats): void {
+    this.schedulerSource = stats;
+  }
+
+  /** The synthesis cache (null stats when it is off). */
+  watchCache(stats: () => CacheStats | null): void {
+    this.cacheSource = stats;
   }
 
   /** The set of open WebSocket streams (it lives in the stream plugin's own context). */
@@ -152,7 +237,7 @@ export class Metrics {
    */
   async *meterSpeech(chunks: AsyncIterable<SpeechChunk>, labels: SpeechLabels): AsyncIterable<SpeechChunk> {
     const { endpoint, engine } = labels;
-    const started = performance.now();
+    const started = labels.startedAt ?? performance.now();
     let first = true;
     let outcome: 'ok' | 'error' | 'cancelled' = 'cancelled';
     try {

@@ -9,3 +9,5 @@ export * from './usage.ts';
 export * from './health.ts';
 export * from './speech.ts';
 export * from './stream.ts';
+export * from './lexicons.ts';
+export * from './phonemize.ts';

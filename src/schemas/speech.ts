@@ -1,9 +1,10 @@
 // The speech API's shapes and bounds, written once. Pure: only TypeBox, so the server, the client SDK and the
 // dashboard can all import it.
 import { Type, type Static } from '@sinclair/typebox';
+import { LexiconNames } from './lexicons.ts';
 
 /** The formats /v1/speak and /v1/audio/speech answer in (DESIGN §5). mp3 is the default. */
-export const SPEECH_FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw'] as const;
+export const SPEECH_FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw', 'alaw'] as const;
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 export const DEFAULT_SPEECH_FORMAT: SpeechFormat = 'mp3';
 
@@ -15,8 +16,20 @@ export type AudioEncoding = (typeof AUDIO_ENCODINGS)[number];
 
 /** The rate of all speech output (the stream's float32 and every format but mu-law), in Hz. */
 export const STREAM_SAMPLE_RATE = 24_000;
-/** mu-law is telephone audio. */
+/** mu-law and A-law (G.711) are telephone audio. */
 export const MULAW_SAMPLE_RATE = 8_000;
+export const ALAW_SAMPLE_RATE = 8_000;
+
+/** The output rates a client may choose (`sample_rate`), in Hz: telephone, wideband, the engines' own, CD and video. */
+export const SAMPLE_RATES = [8_000, 16_000, 22_050, 24_000, 44_100, 48_000] as const;
+export type SampleRate = (typeof SAMPLE_RATES)[number];
+/** The formats whose rate `sample_rate` chooses; every other format has one rate of its own. */
+export const RATE_FORMATS = ['pcm', 'wav'] as const satisfies readonly SpeechFormat[];
+
+export const SampleRateField = Type.Union(
+  SAMPLE_RATES.map((r) => Type.Literal(r)),
+  { description: `Output sample rate in Hz for pcm and wav: ${SAMPLE_RATES.join(', ')}; 24000 by default (mulaw and alaw are always 8000)` },
+);
 
 /** Speaking rate: 1 is the voice's normal rate. */
 export const SPEED_MIN = 0.25;
@@ -26,25 +39,37 @@ export const SPEED_DEFAULT = 1;
 export const DEFAULT_VOICE_ID = 'default';
 export const MAX_VOICE_ID_CHARS = 200;
 
+export const TextType = Type.Union([Type.Literal('text'), Type.Literal('ssml')], {
+  description:
+    'ssml: the text is SSML (speak, p, s, break, prosody, emphasis, say-as, sub, phoneme, lang, voice, mark). By default text that starts with <speak> is SSML, and plain text may carry <break time="1s"/> tags',
+});
+
 export const Speed = Type.Number({ minimum: SPEED_MIN, maximum: SPEED_MAX, description: `Speaking rate, ${SPEED_MIN} to ${SPEED_MAX}; 1 = normal` });
 export const VoiceId = Type.String({ maxLength: MAX_VOICE_ID_CHARS, description: 'A voice id from /api/voices, or "default"' });
 
 export const SpeakBody = Type.Object(
   {
-    text: Type.String({ description: 'Text to speak (up to MAX_TEXT_CHARS characters)' }),
+    text: Type.String({ description: 'Text to speak (up to MAX_TEXT_CHARS characters), or SSML (see text_type)' }),
+    text_type: Type.Optional(TextType),
     voice_id: Type.Optional(VoiceId),
     speed: Type.Optional(Speed),
+    lexicons: Type.Optional(LexiconNames),
     format: Type.Optional(
       Type.Union(
         SPEECH_FORMATS.map((f) => Type.Literal(f)),
         {
           description:
-            'Audio format, mp3 by default: mp3, wav (16-bit), opus (Ogg), flac and pcm (raw 16-bit LE) at 24 kHz mono; mulaw is 8 kHz WAV',
+            'Audio format, mp3 by default: mp3, wav (16-bit), opus (Ogg), flac and pcm (raw 16-bit LE) at 24 kHz mono (pcm and wav at sample_rate); mulaw and alaw are 8 kHz WAV',
         },
       ),
     ),
+    sample_rate: Type.Optional(SampleRateField),
   },
-  { examples: [{ text: 'Hello from Voxsmith. This is a test.', voice_id: 'flite-slt', speed: 1, format: 'mp3' }] },
+  {
+    // A misspelt or foreign field ("voice", "input") is refused with its name rather than silently ignored.
+    additionalProperties: false,
+    examples: [{ text: 'Hello from Voxsmith. This is a test.', voice_id: 'flite-slt', speed: 1, format: 'mp3' }],
+  },
 );
 export type SpeakBody = Static<typeof SpeakBody>;
 
@@ -74,7 +99,14 @@ export const OpenAiSpeechBody = Type.Object(
       ),
     ),
     speed: Type.Optional(Speed),
-    instructions: Type.Optional(Type.String({ maxLength: 4096, description: 'Accepted and ignored: our engines take no style prompts' })),
+    sample_rate: Type.Optional(SampleRateField),
+    lexicons: Type.Optional(LexiconNames),
+    instructions: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description: 'Style prompt: a pace word (slowly, quickly, very slowly...) sets the speed when `speed` is absent; the rest is ignored (our engines take no prompts)',
+      }),
+    ),
     stream_format: Type.Optional(
       Type.Union([Type.Literal('audio'), Type.Literal('sse')], {
         description: 'audio (default): the file, streamed; sse: server-sent events speech.audio.delta (base64) then speech.audio.done',
@@ -95,6 +127,19 @@ export const OpenAiSpeechEvent = Type.Union([
 ]);
 export type OpenAiSpeechEvent = Static<typeof OpenAiSpeechEvent>;
 
-/** A word and when it is heard, in seconds from the start of the stream. */
-export const WordTiming = Type.Object({ word: Type.String(), start: Type.Number(), end: Type.Number() });
+/**
+ * A word and when it is heard, in seconds from the start of the stream, with where it was written in the
+ * request text (UTF-16 code units; for SSML, of the whole request string): "$5.20" is one word.
+ */
+export const WordTiming = Type.Object({
+  word: Type.String({ description: 'The word as written in the request (e.g. "$5.20", not "five dollars")' }),
+  start: Type.Number({ description: 'Seconds from the start of the audio' }),
+  end: Type.Number({ description: 'Seconds from the start of the audio' }),
+  offset: Type.Integer({ minimum: 0, description: 'UTF-16 offset of the word in the request text' }),
+  length: Type.Integer({ minimum: 0, description: 'UTF-16 length of the word in the request text' }),
+});
 export type WordTiming = Static<typeof WordTiming>;
+
+/** An SSML `<mark name>` and when the audio reaches it, in seconds from the start. */
+export const MarkTiming = Type.Object({ name: Type.String(), time: Type.Number() });
+export type MarkTiming = Static<typeof MarkTiming>;

@@ -86,3 +86,10 @@ export type VoiceResponse = Static<typeof VoiceResponse>;
 
 export const VoiceDeleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() }, { description: 'Deleted' });
 export type VoiceDeleted = Static<typeof VoiceDeleted>;
+
+export const VoicePreviewQuery = Type.Object({
+  language: Type.Optional(
+    Type.String({ maxLength: 35, description: 'Whose preview line to speak (BCP 47, e.g. de-DE); the voice’s own language by default' }),
+  ),
+});
+export type VoicePreviewQuery = Static<typeof VoicePreviewQuery>;

@@ -1,14 +1,21 @@
 import { FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
-import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';
+import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';
+import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
-import type { SpeechChunk, Synthesizer } from '../synth/synthesizer.ts';
+import type { Phonemized } from '../synth/phonemize.ts';
+import type { SpeechChunk, SpeechRequest, Synthesizer } from '../synth/synthesizer.ts';
+import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Voice } from '../voices/voice.ts';
+import { previewText } from '../schemas/previews.ts';
+import { SpeechCache } from './cache.ts';
+import { parseRequestText, type TextType } from './markup.ts';
 import { chooseVoice, type VoiceChoice } from './openai-voices.ts';
+import type { FairScheduler, ReleaseSlot } from './scheduler.ts';
 
-type SpeechMetrics = Pick<Metrics, 'meterSpeech'>;
+type SpeechMetrics = Pick<Metrics, 'meterSpeech' | 'rateLimited'>;
 
 /** Who pays for the speech: usage is counted per user and per key (null for a dashboard session). */
 export interface SpeechCaller {
@@ -23,6 +30,8 @@ export interface SpeechInput {
   voiceId?: string;
   speed?: number;
   format: EncodeFormat;
+  /** Output rate in Hz (SAMPLE_RATES) for pcm and wav; the format's own rate when absent. */
+  sampleRate?: number;
   /** When given, the voice must be spoken by this engine. */
   engine?: string;
   /** Which front door asked (the metrics label that tells them apart). */
@@ -32,6 +41,17 @@ export interface SpeechInput {
    * then sent whole, with its exact length in the header: its streamed form leaves players without a duration.
    */
   download?: boolean;
+  /** The caller's lexicons to apply, by name; absent: the account's default lexicon, if any. */
+  lexicons?: string[];
+  /** A pause before the speech, as after a sentence ending so (input streaming speaks one sentence per request). */
+  pauseBefore?: Break;
+  /**
+   * Hears the request's place in the fair queue (1 = next) when every synthesis slot is busy, before its first
+   * audio, and again whenever the place changes. Not called when the request starts at once.
+   */
+  onQueued?: (position: number) => void;
+  /** 'ssml' parses the text as SSML; by default text starting with `<speak` is SSML and plain text may carry `<break/>`. */
+  textType?: TextType;
 }
 
 /** A synthesis under way: its first chunk has been rendered, so the early failures have already been thrown. */
@@ -40,7 +60,7 @@ export interface Speech {
   voiceId: string;
   engine: string;
   format: EncodeFormat;
-  /** Content type, sample rate and file extension of `format`. */
+  /** Content type, sample rate (the one chosen) and file extension of `format`. */
   info: FormatInfo;
   characters: number;
   /**
@@ -59,6 +79,38 @@ export interface SpeechServiceDeps {
   maxTextChars: number;
   /** Audio seconds one request may produce (text that spells out to far more speech than its length suggests). */
   maxAudioSeconds: number;
+  /** Resolves a request's lexicon names (or the account default) to the rules the worker applies. */
+  lexicons?: Pick<LexiconService, 'rulesFor'>;
+  /** Who renders next when every slot is busy, and the per-key concurrency limit. */
+  scheduler: FairScheduler;
+  /** Finished syntheses kept for identical requests; null when CACHE_MB is 0. */
+  cache: SpeechCache | null;
+}
+
+/** Previews are small downloads the browser plays at once. */
+const PREVIEW_FORMAT = 'mp3';
+
+/** The fair queue shares out per API key; a dashboard session (no key) counts for its user. */
+function schedulingKey(caller: SpeechCaller): string {
+  return caller.keyId !== null ? `key:${caller.keyId}` : `user:${caller.userId}`;
+}
+
+/** A cached answer, replayed chunk by chunk: the same bytes, word timings and marks as the first time. */
+async function* replay(chunks: readonly SpeechChunk[]): AsyncGenerator<SpeechChunk> {
+  yield* chunks;
+}
+
+/** The rate `format` is delivered at: the client's choice for pcm and wav, else the format's own. */
+function checkSampleRate(format: EncodeFormat, requested: number | undefined): number {
+  const own = FORMATS[format].sampleRate;
+  if (requested === undefined) return own;
+  if (!(SAMPLE_RATES as readonly number[]).includes(requested)) {
+    throw new AppError('validation', `sample_rate must be one of: ${SAMPLE_RATES.join(', ')}`);
+  }
+  if (requested !== own && !(RATE_FORMATS as readonly string[]).includes(format)) {
+    throw new AppError('validation', `sample_rate applies to ${RATE_FORMATS.join(' and ')}; ${format} is always ${own} Hz`);
+  }
+  return requested;
 }
 
 /**
@@ -78,19 +130,82 @@ export class SpeechService {
     return chooseVoice(model, voice, { engineIds: this.engineIds(), neuralStandIn: (id) => this.deps.voices.neuralStandIn(id) });
   }
 
-  /** Throws catalogue errors for a bad request; the synthesis is cancelled when `signal` aborts. */
-  async speak(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal): Promise<Speech> {
-    const { synthesizer, usage, metrics, maxAudioSeconds } = this.deps;
+  /**
+   * Throws catalogue errors for a bad request (and `concurrency_limited` past MAX_CONCURRENT_PER_KEY); the
+   * synthesis is cancelled when `signal` aborts. Waits its turn in the fair queue when every slot is busy.
+   */
+  speak(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal): Promise<Speech> {
+    return this.deliver(caller, input, signal, true);
+  }
+
+  /**
+   * A dashboard voice preview: only the fixed preview line of a language (PREVIEW_LINES), so it cannot be used
+   * as free synthesis of any text; served from the cache after its first rendering and not counted as usage.
+   * `language` picks the line (a bred child's parents speak the child's); the voice's own by default.
+   */
+  async preview(userId: string, voiceId: string, language: string | undefined, signal: AbortSignal): Promise<Speech> {
+    const caller = { userId, keyId: null };
+    const voice = await this.resolveVoice(caller, { voiceId });
+    const text = previewText({ language: language ?? voice.language });
+    return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, false);
+  }
+
+  private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, billed: boolean): Promise<Speech> {
+    const { synthesizer, usage, metrics, maxAudioSeconds, scheduler, cache } = this.deps;
+    const startedAt = performance.now();
     const { text, format } = input;
     const speed = this.checkRequest(input);
+    const sampleRate = checkSampleRate(format, input.sampleRate);
+    const parsed = parseRequestText(text, input.textType, this.deps.maxTextChars);
+    const characters = parsed.spokenChars;
+    if (characters > this.deps.maxTextChars) {
+      throw new AppError('text_too_long', `text is ${characters} characters${parsed.script ? ' (spoken, markup aside)' : ''}; the limit is ${this.deps.maxTextChars}`);
+    }
     const voice = await this.resolveVoice(caller, input);
-    const request = { text, voice: voice.spec, speed, format, buffered: input.download === true && format === 'flac' };
-    const labels = { endpoint: input.door, engine: voice.engine, characters: text.length };
-    const iterator = metrics.meterSpeech(synthesizer.speak(request, signal), labels)[Symbol.asyncIterator]();
-    // Rendered before the caller commits to an answer, so every failure that can happen early is still an error reply.
-    const first = await iterator.next();
-    // A caller that hangs up before reading a chunk never starts `chunks`; closing here still frees the worker.
-    const release = (): void => void iterator.return?.()?.catch(() => undefined);
+    const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
+    // <voice name> switches resolve like voice_id: built-in or the caller's own.
+    const voices = await Promise.all(parsed.voiceNames.map(async (name) => ({ name, spec: (await this.resolveVoice(caller, { ...input, voiceId: name, engine: undefined })).spec })));
+    const request: SpeechRequest = {
+      text,
+      voice: voice.spec,
+      speed,
+      format,
+      buffered: input.download === true && format === 'flac',
+      ...(lexicon ? { lexicon } : {}),
+      ...(input.pauseBefore ? { pauseBefore: input.pauseBefore } : {}),
+      // Only a rate other than the format's own travels, so the same audio keeps one cache key.
+      ...(sampleRate !== FORMATS[format].sampleRate ? { sampleRate } : {}),
+      ...(parsed.script ? { script: parsed.script } : {}),
+      ...(voices.length > 0 ? { voices } : {}),
+    };
+    const labels = { endpoint: input.door, engine: voice.engine, characters, startedAt };
+    const cacheKey = cache ? SpeechCache.keyOf(request, voice) : null;
+    const cached = cache && cacheKey ? cache.get(cacheKey) : undefined;
+    // A cached answer needs no worker, so it takes no slot and does not count against the key's concurrency.
+    let releaseSlot: ReleaseSlot = () => undefined;
+    if (!cached) {
+      try {
+        releaseSlot = await scheduler.acquire(schedulingKey(caller), signal, input.onQueued);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'concurrency_limited') metrics.rateLimited('concurrency');
+        throw err;
+      }
+    }
+    const recorder = cache && cacheKey && !cached ? cache.recorder(cacheKey) : null;
+    const source = cached ? replay(cached) : synthesizer.speak(request, signal);
+    const iterator = metrics.meterSpeech(source, labels)[Symbol.asyncIterator]();
+    let first: IteratorResult<SpeechChunk>;
+    try {
+      // Rendered before the caller commits to an answer, so every failure that can happen early is still an error reply.
+      first = await iterator.next();
+    } catch (err) {
+      releaseSlot();
+      throw err;
+    }
+    // A caller that hangs up before reading a chunk never starts `chunks`; closing here still frees the worker
+    // (and then its slot).
+    const release = (): void =>
+      void (iterator.return?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(releaseSlot);
     signal.addEventListener('abort', release, { once: true });
 
     async function* chunks(): AsyncGenerator<SpeechChunk> {
@@ -103,34 +218,57 @@ export class SpeechService {
           if (seconds > maxAudioSeconds) {
             throw new AppError('audio_too_long', `the speech would be longer than ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS); it was stopped there`);
           }
+          recorder?.add(next.value);
           yield next.value;
         }
-        await usage.record(caller.userId, caller.keyId, text.length);
+        recorder?.keep();
+        if (billed) await usage.record(caller.userId, caller.keyId, characters);
       } finally {
         signal.removeEventListener('abort', release);
         await iterator.return?.();
+        releaseSlot();
       }
     }
-    return { voiceId: voice.id, engine: voice.engine, format, info: FORMATS[format], characters: text.length, chunks: chunks() };
+    const info = { ...FORMATS[format], sampleRate };
+    return { voiceId: voice.id, engine: voice.engine, format, info, characters, chunks: chunks() };
+  }
+
+  /**
+   * POST /v1/phonemize: the text as the voice's engine is given it (the caller's lexicons applied, normalized)
+   * and each word's phonemes. Checked and resolved like speech; worked out in a worker.
+   */
+  async phonemize(caller: SpeechCaller, input: { text: string; voiceId?: string; lexicons?: string[] }): Promise<Phonemized & { voiceId: string; engine: string }> {
+    this.checkText(input.text);
+    const voice = await this.resolveVoice(caller, input);
+    const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
+    const result = await this.deps.synthesizer.phonemize({ text: input.text, voice: voice.spec, ...(lexicon ? { lexicon } : {}) });
+    return { voiceId: voice.id, engine: voice.engine, ...result };
+  }
+
+  private checkText(text: string): void {
+    if (text.trim().length === 0) throw new AppError('validation', 'text must not be empty');
+    if (text.length > this.deps.maxTextChars) {
+      throw new AppError('text_too_long', `text is ${text.length} characters; the limit is ${this.deps.maxTextChars}`);
+    }
   }
 
   /** The value checks every door shares; returns the speed to use. */
   private checkRequest(input: SpeechInput): number {
     const { text, format } = input;
+    // The length is checked in speak() once markup is parsed: SSML is limited by what it speaks.
     if (text.trim().length === 0) throw new AppError('validation', 'text must not be empty');
-    if (text.length > this.deps.maxTextChars) {
-      throw new AppError('text_too_long', `text is ${text.length} characters; the limit is ${this.deps.maxTextChars}`);
-    }
     const speed = input.speed ?? SPEED_DEFAULT;
     if (!Number.isFinite(speed) || speed < SPEED_MIN || speed > SPEED_MAX) {
       throw new AppError('validation', `speed must be a number from ${SPEED_MIN} to ${SPEED_MAX}`);
     }
-    if (!isEncodeFormat(format)) throw new AppError('validation', `format ${JSON.stringify(format)} is not supported`);
+    if (!isEncodeFormat(format)) {
+      throw new AppError('validation', `format ${JSON.stringify(String(format).slice(0, 40))} is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`);
+    }
     return speed;
   }
 
   /** A voice the caller may use (built-in or their own), spoken by the requested engine if one was named. */
-  private async resolveVoice(caller: SpeechCaller, input: SpeechInput): Promise<Voice> {
+  private async resolveVoice(caller: SpeechCaller, input: Pick<SpeechInput, 'voiceId' | 'engine'>): Promise<Voice> {
     const voiceId = input.voiceId ?? DEFAULT_VOICE_ID;
     if (voiceId.length === 0 || voiceId.length > MAX_VOICE_ID_CHARS) throw new AppError('validation', 'voice_id must be a non-empty string');
     const voice = await this.deps.voices.resolve(voiceId, caller.userId);

@@ -61,6 +61,8 @@ export interface EngineWord {
   length: number;
   /** Seconds from the start of this call's audio. */
   time: number;
+  /** When the word's last sound ends, if the engine knows (otherwise the next word's start is used). */
+  end?: number;
 }
 
 export interface EngineChunk {

@@ -1,30 +1,28 @@
-// Text in, encoded audio out, sentence by sentence: the body of one worker task. It has no knowledge of
+// Text in, encoded audio out, piece by piece: the body of one worker task. It has no knowledge of
 // threads or ports (the caller supplies emit/signal), so it also runs in-process in tests.
+//
+// The render loop: the request's plan (script-plan.ts: sentences with their voice, rate and volume,
+// explicit silences, marks) becomes pieces (the first sentence cut short so audio starts early), each
+// piece is rendered by its engine, cut down to its speech (shaping.ts), given the pause its punctuation
+// (or a <break>) asks for, and handed to the output stream (output-stream.ts: resampling, level,
+// encoding, word timings and marks, flow control).
 import { createEncoder, FORMATS, OUTPUT_RATE, type EncodeFormat } from '../audio/encoders/index.ts';
-import { createResampler, type Resampler } from '../audio/resample.ts';
+import { createResampler } from '../audio/resample.ts';
 import type { Engine, EngineWord } from './engine.ts';
 import { rateOf, UnknownVoiceError } from './engine.ts';
-import { isEnglishVoice, isKnownVoice, loadEngine } from './registry.ts';
-import { concatSamples, fadeEdges, PAUSE_SECONDS, speechBounds } from './shaping.ts';
-import { SPEED_MAX, SPEED_MIN, type SpeechRequest, type WordTiming } from './speech.ts';
-import { prepareText, type Break } from './text/index.ts';
+import { OutputStream, type RenderHooks } from './output-stream.ts';
+import { isKnownVoice, loadEngine } from './registry.ts';
+import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
+import { concatSamples, marginsAt, PAUSE_SECONDS, START_SILENCE_SECONDS, trimPiece } from './shaping.ts';
+import { SPEED_MAX, SPEED_MIN, type SpeechRequest } from './speech.ts';
+import { cutFirstPiece } from './text/first-piece.ts';
+import type { Break, MappedSentence } from './text/index.ts';
+import type { MappedText } from './text/mapped.ts';
 import { createLevelStage, voiceGain } from './voice-loudness.ts';
 import type { VoiceSpec } from './voice-spec.ts';
+import { timeWords } from './word-timing.ts';
 
-/** Encoded output is handed over in pieces of at most this much audio (also the flow-control grain). */
-export const BLOCK_SECONDS = 0.25;
-
-export interface RenderHooks {
-  signal?: AbortSignal;
-  /** Lets the host process control messages while an engine runs synchronously. */
-  checkpoint?: () => void;
-  /**
-   * Takes the next encoded bytes with the seconds of audio they complete and the words that start in
-   * them; resolves when more may be produced (flow control). Bytes are empty only in a final call that
-   * carries words or seconds left over from a codec that had nothing to flush.
-   */
-  emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined): Promise<void>;
-}
+export { BLOCK_SECONDS, type RenderHooks } from './output-stream.ts';
 
 export interface RenderResult {
   /** Seconds of audio produced. */
@@ -38,17 +36,34 @@ export function clampSpeed(speed: number): number {
   return Math.min(SPEED_MAX, Math.max(SPEED_MIN, speed));
 }
 
+/** One engine call: what to say, how, and what follows it (which sets the pause after it). */
+export interface Piece {
+  text: string;
+  /** The text with the source span of each character, for word timings. */
+  mapped: MappedText;
+  break: Break;
+  voice: VoiceSpec;
+  /** Clamped speed (the request's times the run's prosody rate). */
+  speed: number;
+  /** Linear gain on top of the voice's loudness normalization (prosody volume). */
+  volume: number;
+}
+
+/** What the render loop does, in order: speak a piece, insert explicit silence, or pass a mark. */
+type Step = { type: 'speech'; piece: Piece } | { type: 'silence'; seconds: number } | { type: 'mark'; name: string };
+
 interface Rendered {
   samples: Float32Array;
   rate: number;
   words: EngineWord[];
 }
 
-async function renderSentence(engine: Engine, text: string, voice: VoiceSpec, speed: number, hooks: RenderHooks): Promise<Rendered> {
+async function renderPiece(engine: Engine, piece: Piece, hooks: RenderHooks): Promise<Rendered> {
   const parts: Float32Array[] = [];
   const words: EngineWord[] = [];
   let rate = engine.info.sampleRate;
-  for await (const chunk of engine.synthesize(text, voice, { speed, signal: hooks.signal, checkpoint: hooks.checkpoint })) {
+  const options = { speed: piece.speed, signal: hooks.signal, checkpoint: hooks.checkpoint };
+  for await (const chunk of engine.synthesize(piece.text, piece.voice, options)) {
     parts.push(chunk.samples);
     rate = chunk.sampleRate;
     if (chunk.words) words.push(...chunk.words);
@@ -56,108 +71,119 @@ async function renderSentence(engine: Engine, text: string, voice: VoiceSpec, sp
   return { samples: concatSamples(parts), rate, words };
 }
 
-/** Word timings on the stream's timeline for a sentence whose kept speech starts at `offset` seconds. */
-function timeWords(words: readonly EngineWord[], offset: number, trimmed: number, duration: number): WordTiming[] {
-  const starts = words.map((w) => Math.min(duration, Math.max(0, w.time - trimmed)));
-  return words.map((w, i) => ({
-    word: w.text,
-    start: round3(offset + starts[i]),
-    end: round3(offset + (i + 1 < words.length ? Math.max(starts[i], starts[i + 1]) : duration)),
-  }));
+/**
+ * The steps of a request, in speaking order. An engine that renders a sentence whole gets a short first
+ * piece, so the first audio comes quickly; not when the request continues a stream (its first audio is
+ * not the listener's first).
+ */
+function planSteps(req: SpeechRequest, plan: readonly PlanItem[], streaming: (voice: VoiceSpec) => boolean): Step[] {
+  const speed = clampSpeed(req.speed);
+  const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
+  const steps: Step[] = [];
+  let quickStart = req.pauseBefore === undefined;
+  for (const item of plan) {
+    if (item.type !== 'speech') {
+      steps.push(item);
+      continue;
+    }
+    // What follows a piece is what the next one starts with (its margins are trimmed for that join).
+    const next = speeches[speeches.indexOf(item) + 1];
+    const sentence: MappedSentence = { text: item.mapped.text, mapped: item.mapped, break: next?.pause ?? 'sentence' };
+    const first = quickStart && !streaming(item.voice);
+    quickStart = false;
+    const cut = first ? cutFirstPiece([sentence]) : [sentence];
+    for (const s of cut) {
+      const piece = { text: s.text, mapped: s.mapped, break: s.break, voice: item.voice, speed: clampSpeed(speed * item.rate), volume: item.volume };
+      steps.push({ type: 'speech', piece });
+    }
+  }
+  return steps;
 }
-
-const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** Renders a request to encoded audio, calling hooks.emit as bytes become available. */
 export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Promise<RenderResult> {
-  const { voice } = req;
-  if (!isKnownVoice(voice)) throw new UnknownVoiceError(voice.engine, voice.base);
-  const speed = clampSpeed(req.speed);
-  // Pauses follow the speaking rate, within reason: a 4x voice still needs to breathe.
-  const pauseScale = 1 / Math.min(3, Math.max(0.5, rateOf(voice, speed)));
-  const engine = await loadEngine(voice.engine);
-  const sentences = prepareText(req.text, { english: isEnglishVoice(voice) });
-  // Measured (once per voice) before the encoder exists, so a failure leaves nothing to release.
-  const gain = await voiceGain(engine, voice);
-  const encoder = await createEncoder(req.format, { buffered: req.buffered === true });
-  const outRate = encoder.sampleRate;
-  // Loudness: the voice's own gain toward the target and a true-peak limiter, after resampling (whose
-  // overshoot it also catches).
-  const level = createLevelStage(gain, outRate);
+  if (!isKnownVoice(req.voice)) throw new UnknownVoiceError(req.voice.engine, req.voice.base);
+  for (const v of req.voices ?? []) if (!isKnownVoice(v.spec)) throw new UnknownVoiceError(v.spec.engine, v.spec.base);
+  // Engines loaded and each voice measured (once per voice, so a voice switch stays level) before the
+  // encoder exists, so a failure leaves nothing to release.
+  const plan = planSpeech(req);
+  const engines = new Map<string, { engine: Engine; gain: number }>();
+  for (const item of plan) {
+    if (item.type !== 'speech' || engines.has(voiceKey(item.voice))) continue;
+    const engine = await loadEngine(item.voice.engine);
+    engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
+  }
+  const steps = planSteps(req, plan, (voice) => engines.get(voiceKey(voice))!.engine.info.capabilities.streaming);
+  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate });
+  const out = new OutputStream(encoder, createLevelStage(encoder.sampleRate), hooks);
   const aborted = (): boolean => hooks.signal?.aborted === true;
-
-  let resampler: Resampler | undefined;
-  let ended = false;
-  // Timeline of the audio fed to the resampler, and of the output handed out so far.
-  let inSeconds = 0;
-  let outSamples = 0;
-  let pendingSeconds = 0;
-  let words: WordTiming[] = [];
-
-  const send = async (bytes: Uint8Array, samples: number): Promise<void> => {
-    outSamples += samples;
-    pendingSeconds += samples / outRate;
-    if (bytes.length === 0) return;
-    const now = outSamples / outRate;
-    const due = words.filter((w) => w.start < now + 1e-6);
-    words = words.filter((w) => w.start >= now + 1e-6);
-    const seconds = pendingSeconds;
-    pendingSeconds = 0;
-    await hooks.emit(bytes, seconds, due.length > 0 ? due : undefined);
-  };
-
-  const sendAudio = async (x: Float32Array): Promise<void> => {
-    const block = Math.round(outRate * BLOCK_SECONDS);
-    for (let at = 0; at < x.length; at += block) {
-      if (aborted()) return;
-      const part = x.subarray(at, Math.min(x.length, at + block));
-      await send(encoder.write(part), part.length);
-    }
-  };
 
   let done = 0;
   try {
-    let previous: Break | undefined;
-    for (const sentence of sentences) {
+    // What ended the last piece that had speech, and the margin of silence it kept at its end.
+    // Text streamed in pieces asks for the pause of the sentence end before it.
+    let previous: { break: Break; tail: number } | undefined = req.pauseBefore ? { break: req.pauseBefore, tail: 0 } : undefined;
+    // Explicit silence (<break>) not yet written: it goes before the next piece, at that piece's rate.
+    let silence = 0;
+    let lastRate = 0;
+    for (const step of steps) {
       if (aborted()) break;
-      const r = await renderSentence(engine, sentence.text, voice, speed, hooks);
+      if (step.type === 'silence') {
+        silence += step.seconds;
+        continue;
+      }
+      if (step.type === 'mark') {
+        out.addMarks([{ name: step.name, time: round3(out.inputSeconds + silence) }]);
+        continue;
+      }
+      const { piece } = step;
+      const { engine, gain } = engines.get(voiceKey(piece.voice))!;
+      const r = await renderPiece(engine, piece, hooks);
       if (aborted()) break;
       done++;
-      const { start, end } = speechBounds(r.samples, r.rate);
-      if (end <= start) continue;
-      resampler ??= await createResampler(r.rate, outRate);
-      const body = r.samples.slice(start, end);
-      fadeEdges(body, r.rate);
-      const pause = previous === undefined ? 0 : Math.round(PAUSE_SECONDS[previous] * pauseScale * r.rate);
-      const input = new Float32Array(pause + body.length);
-      input.set(body, pause);
-      words.push(...timeWords(r.words, inSeconds + pause / r.rate, start / r.rate, body.length / r.rate));
-      inSeconds += input.length / r.rate;
-      previous = sentence.break;
-      await sendAudio(level.process(resampler.process(input)));
+      const trimmed = trimPiece(r.samples, r.rate, marginsAt(previous?.break ?? 'start'), marginsAt(piece.break));
+      if (trimmed.samples.length === 0) continue;
+      // Pauses follow the speaking rate, within reason: a 4x voice still needs to breathe. The margins
+      // both pieces kept are part of the pause; an explicit break's silence is added whole (a piece's
+      // break is the next one's pause: 'none' across a <break>).
+      const gap =
+        (previous === undefined
+          ? START_SILENCE_SECONDS
+          : Math.max(0, PAUSE_SECONDS[previous.break] * pauseScale(piece) - previous.tail - trimmed.leadSeconds)) + silence;
+      silence = 0;
+      const pause = Math.max(0, Math.round(gap * r.rate));
+      const start = out.inputSeconds + pause / r.rate;
+      const placement = { at: start, trimmed: trimmed.cut / r.rate, duration: trimmed.samples.length / r.rate };
+      out.addWords(timeWords(r.words, piece.mapped, req.text, placement));
+      await out.write(withGain(trimmed.samples, gain * piece.volume, pause), r.rate);
+      lastRate = r.rate;
+      previous = { break: piece.break, tail: trimmed.tailSeconds };
     }
-    if (aborted()) return { seconds: outSamples / outRate, sentences: done, cancelled: true };
-    if (resampler) await sendAudio(level.process(resampler.flush()));
-    await sendAudio(level.flush());
-    ended = true;
-    const last = encoder.end();
-    // Whatever is still owed goes out with the last bytes (there are always some for headers/flushes).
-    const rest = words;
-    words = [];
-    if (last.length > 0 || pendingSeconds > 0 || rest.length > 0) {
-      await hooks.emit(last, pendingSeconds, rest.length > 0 ? rest : undefined);
+    if (aborted()) return { seconds: out.seconds, sentences: done, cancelled: true };
+    // A trailing <break> is silence too.
+    if (silence > 0) {
+      const rate = lastRate || encoder.sampleRate;
+      await out.write(new Float32Array(Math.round(silence * rate)), rate);
     }
-    return { seconds: outSamples / outRate, sentences: done, cancelled: aborted() };
+    await out.end();
+    return { seconds: out.seconds, sentences: done, cancelled: aborted() };
   } finally {
-    resampler?.dispose();
-    if (!ended) {
-      try {
-        encoder.end();
-      } catch {
-        // Only releasing the codec's memory; its output is not wanted.
-      }
-    }
+    out.dispose();
   }
+}
+
+const voiceKey = (voice: VoiceSpec): string => JSON.stringify(voice);
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+function pauseScale(piece: Piece): number {
+  return 1 / Math.min(3, Math.max(0.5, rateOf(piece.voice, piece.speed)));
+}
+
+/** The samples times the voice's gain, after `pause` samples of silence. */
+function withGain(x: Float32Array, gain: number, pause: number): Float32Array {
+  const y = new Float32Array(pause + x.length);
+  for (let i = 0; i < x.length; i++) y[pause + i] = x[i] * gain;
+  return y;
 }
 
 /**

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { NeuralModels } from './neural-models.ts';
-import { isWorkerEvent, type SpeakResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
+import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 export interface PoolOptions {
   /** Threads; default os.availableParallelism(). */
@@ -27,7 +27,7 @@ export interface PoolStats {
 }
 
 export class SynthPool {
-  private readonly piscina: Piscina<WorkerTask, SpeakResult>;
+  private readonly piscina: Piscina<WorkerTask, WorkerResult>;
   private readonly size: number;
   private readonly readyThreads = new Set<number>();
   private failure: Error | undefined;
@@ -39,7 +39,7 @@ export class SynthPool {
 
   constructor(options: PoolOptions = {}) {
     this.size = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
-    this.piscina = new Piscina<WorkerTask, SpeakResult>({
+    this.piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: fileURLToPath(new URL('./worker.ts', import.meta.url)),
       minThreads: this.size,
       maxThreads: this.size,
@@ -92,10 +92,10 @@ export class SynthPool {
     );
   }
 
-  run(task: WorkerTask, transferList: TransferListItem[]): Promise<SpeakResult> {
+  run<T extends WorkerTask>(task: T, transferList: TransferListItem[] = []): Promise<ResultOf<T>> {
     if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
     this.inFlight++;
-    const p = this.piscina.run(task, { transferList });
+    const p = this.piscina.run(task, { transferList }) as Promise<ResultOf<T>>;
     p.then(
       () => this.inFlight--,
       () => this.inFlight--,

@@ -4,7 +4,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { NeuralModels } from './neural-models.ts';
 import type { EngineId } from './voice-spec.ts';
-import type { SpeechRequest, WordTiming } from './speech.ts';
+import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
+import type { MarkTiming, SpeechRequest, WordTiming } from './speech.ts';
 
 /** Main thread -> worker, on the task's port. */
 export type ControlMessage =
@@ -14,7 +15,7 @@ export type ControlMessage =
 
 /** Worker -> main thread, on the task's port; `done` or `error` is always the last message. */
 export type StreamMessage =
-  | { type: 'chunk'; id: number; bytes: Uint8Array; seconds: number; words?: WordTiming[] }
+  | { type: 'chunk'; id: number; bytes: Uint8Array; seconds: number; words?: WordTiming[]; marks?: MarkTiming[] }
   | { type: 'done'; id: number; seconds: number }
   | { type: 'error'; id: number; message: string; name: string };
 
@@ -29,7 +30,14 @@ export interface SpeakTask {
   stallTimeoutMs: number;
 }
 
-export type WorkerTask = SpeakTask;
+/** POST /v1/phonemize: the normalized text and each word's phonemes (one answer, no port). */
+export interface PhonemizeTask {
+  type: 'phonemize';
+  id: number;
+  request: PhonemizeRequest;
+}
+
+export type WorkerTask = SpeakTask | PhonemizeTask;
 
 /** What every worker thread is started with (piscina's workerData). */
 export interface WorkerSettings {
@@ -46,6 +54,16 @@ export interface SpeakResult {
   sentences: number;
   cancelled: boolean;
 }
+
+export interface PhonemizeResult {
+  type: 'phonemized';
+  id: number;
+  result: Phonemized;
+}
+
+export type WorkerResult = SpeakResult | PhonemizeResult;
+/** The answer to a task of type T. */
+export type ResultOf<T extends WorkerTask> = T extends SpeakTask ? SpeakResult : PhonemizeResult;
 
 /** Worker -> main thread on the worker's own parentPort (piscina re-emits it as the pool's 'message'). */
 export type WorkerEvent =

@@ -1,58 +1,137 @@
-// Joins sentences cleanly: engines pad their output with silence of their own choosing (flite ~0.2 s on
-// each side), so each sentence is trimmed to its speech, faded at its edges against clicks, and
-// separated by a pause chosen from the punctuation.
+// Joins pieces of speech cleanly without losing any of it. Engines pad their output with silence of their
+// own choosing (flite ~0.2 s of low noise on each side), so each piece is cut down to its speech plus a
+// margin, and separated from the next by a pause chosen from the punctuation.
+//
+// Only silence may be cut: soft onsets (p, f, th) and word-final fricatives are 30-40 dB under a vowel, so
+// a threshold relative to the loudest part (as in loudness meters) cuts them. The threshold here sits a
+// little over the piece's own noise floor instead, the margins are kept on top of it, and the fades that
+// hide the cut lie inside those margins: they only ever touch audio under the threshold.
 import type { Break } from './text/index.ts';
 
-const FRAME_SECONDS = 0.01;
-const LEAD_MARGIN_SECONDS = 0.02;
-// Word-final consonants (s, f, th) are quiet and long; keep more after the speech than before it.
-const TAIL_MARGIN_SECONDS = 0.06;
-const FADE_SECONDS = 0.006;
+const FRAME_SECONDS = 0.005;
+/** Above the noise floor by this much (dB) is speech. */
+const FLOOR_RISE_DB = 12;
+// Bounds of the threshold: under -70 dBFS nothing is audible after the loudness gain; over -48 dBFS a
+// breathy onset could hide under an engine's noise, so a noisier piece keeps its noise rather than risk it.
+const MIN_THRESHOLD = 10 ** (-70 / 20);
+const MAX_THRESHOLD = 10 ** (-48 / 20);
+/** Fraction of frames at or under the noise floor: a piece's padding is usually a quarter of it or more. */
+const FLOOR_QUANTILE = 0.1;
+const FADE_SECONDS = 0.005;
 
-/** Pauses between pieces at speed 1, by what ended the previous piece. */
+/** Silence kept before the first and after the last speech frame of a piece. */
+export interface Margins {
+  lead: number;
+  tail: number;
+}
+
+// Before a piece: a plosive's closure and a fricative's first rise; after: the slow decay of s, f, th.
+const PAUSE_MARGINS: Margins = { lead: 0.03, tail: 0.06 };
+// Inside a sentence cut for an early start the gap is between words, so it stays short (the threshold
+// still keeps everything audible).
+const WORD_MARGINS: Margins = { lead: 0.015, tail: 0.02 };
+
+/** The margins of a piece at a join of this kind. */
+export function marginsAt(join: Break | 'start' | 'end'): Margins {
+  return join === 'none' ? WORD_MARGINS : PAUSE_MARGINS;
+}
+
+/** Silence every response starts with, whatever the engine left before its first sound. */
+export const START_SILENCE_SECONDS = 0.005;
+
+/**
+ * The gap between pieces at speed 1 by what ended the previous piece, including the margins both pieces
+ * keep: the pipeline adds only what the margins do not already make up.
+ */
 export const PAUSE_SECONDS: Readonly<Record<Break, number>> = {
   paragraph: 0.6,
-  sentence: 0.32,
-  clause: 0.14,
-  none: 0.02,
+  sentence: 0.36,
+  clause: 0.18,
+  none: 0.035,
 };
 
-/** Start and end sample of the speech in `x` (RMS of 10 ms frames against a level relative to the loudest). */
-export function speechBounds(x: Float32Array, rate: number): { start: number; end: number } {
-  const frame = Math.max(1, Math.round(rate * FRAME_SECONDS));
+/** RMS of each frame of `frame` samples (the last one may be shorter). */
+function frameLevels(x: Float32Array, frame: number): Float32Array {
   const frames = Math.ceil(x.length / frame);
-  const rms = new Float32Array(frames);
-  let loudest = 0;
+  const levels = new Float32Array(frames);
   for (let f = 0; f < frames; f++) {
+    const from = f * frame;
+    const to = Math.min(x.length, from + frame);
     let sum = 0;
-    const end = Math.min(x.length, (f + 1) * frame);
-    for (let i = f * frame; i < end; i++) sum += x[i] * x[i];
-    rms[f] = Math.sqrt(sum / Math.max(1, end - f * frame));
-    if (rms[f] > loudest) loudest = rms[f];
+    for (let i = from; i < to; i++) sum += x[i] * x[i];
+    levels[f] = Math.sqrt(sum / Math.max(1, to - from));
   }
-  const threshold = Math.max(0.002, loudest * 0.02);
+  return levels;
+}
+
+/** The level under which a frame of this piece is silence: a little over its noise floor. */
+export function silenceThreshold(levels: Float32Array): number {
+  if (levels.length === 0) return MIN_THRESHOLD;
+  const sorted = Float32Array.from(levels).sort();
+  const floor = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * FLOOR_QUANTILE))];
+  return Math.min(MAX_THRESHOLD, Math.max(MIN_THRESHOLD, floor * 10 ** (FLOOR_RISE_DB / 20)));
+}
+
+/** First and last sample of the audible part of `x` (start === end when there is none). */
+export function speechExtent(x: Float32Array, rate: number): { start: number; end: number } {
+  const frame = Math.max(1, Math.round(rate * FRAME_SECONDS));
+  const levels = frameLevels(x, frame);
+  const threshold = silenceThreshold(levels);
   let first = -1;
   let last = -1;
-  for (let f = 0; f < frames; f++) {
-    if (rms[f] > threshold) {
+  for (let f = 0; f < levels.length; f++) {
+    if (levels[f] > threshold) {
       if (first < 0) first = f;
       last = f;
     }
   }
   if (first < 0) return { start: 0, end: 0 };
-  const start = Math.max(0, first * frame - Math.round(rate * LEAD_MARGIN_SECONDS));
-  const end = Math.min(x.length, (last + 1) * frame + Math.round(rate * TAIL_MARGIN_SECONDS));
-  return { start, end };
+  return { start: first * frame, end: Math.min(x.length, (last + 1) * frame) };
 }
 
-/** Raised-cosine fade-in and fade-out, in place. */
-export function fadeEdges(x: Float32Array, rate: number, seconds = FADE_SECONDS): void {
-  const n = Math.min(Math.floor(x.length / 2), Math.round(rate * seconds));
-  for (let i = 0; i < n; i++) {
-    const g = 0.5 - 0.5 * Math.cos((Math.PI * i) / n);
-    x[i] *= g;
-    x[x.length - 1 - i] *= g;
-  }
+/** Start and end sample of the speech in `x` with its margins; start === end when `x` holds no speech. */
+export function speechBounds(x: Float32Array, rate: number, margins: Margins = PAUSE_MARGINS): { start: number; end: number } {
+  const { start, end } = speechExtent(x, rate);
+  if (end <= start) return { start: 0, end: 0 };
+  return {
+    start: Math.max(0, start - Math.round(rate * margins.lead)),
+    end: Math.min(x.length, end + Math.round(rate * margins.tail)),
+  };
+}
+
+export interface TrimmedPiece {
+  /** The speech with its margins, faded in and out inside the margins; empty when the piece was silent. */
+  samples: Float32Array;
+  /** Samples cut from the front of the engine's output (to move word times with it). */
+  cut: number;
+  /** Seconds of margin kept before the speech and after it (what a pause need not add). */
+  leadSeconds: number;
+  tailSeconds: number;
+}
+
+/** Cuts an engine's output for one piece down to its speech and margins, fading only the silence. */
+export function trimPiece(x: Float32Array, rate: number, before: Margins, after: Margins): TrimmedPiece {
+  const speech = speechExtent(x, rate);
+  if (speech.end <= speech.start) return { samples: new Float32Array(0), cut: 0, leadSeconds: 0, tailSeconds: 0 };
+  const start = Math.max(0, speech.start - Math.round(rate * before.lead));
+  const end = Math.min(x.length, speech.end + Math.round(rate * after.tail));
+  const samples = x.slice(start, end);
+  const lead = speech.start - start;
+  const tail = end - speech.end;
+  const fade = Math.round(rate * FADE_SECONDS);
+  fadeIn(samples, Math.min(fade, lead));
+  fadeOut(samples, Math.min(fade, tail));
+  return { samples, cut: start, leadSeconds: lead / rate, tailSeconds: tail / rate };
+}
+
+/** Raised-cosine fade over the first n samples, in place. */
+function fadeIn(x: Float32Array, n: number): void {
+  for (let i = 0; i < n; i++) x[i] *= 0.5 - 0.5 * Math.cos((Math.PI * i) / n);
+}
+
+/** Raised-cosine fade over the last n samples, in place. */
+function fadeOut(x: Float32Array, n: number): void {
+  for (let i = 0; i < n; i++) x[x.length - 1 - i] *= 0.5 - 0.5 * Math.cos((Math.PI * i) / n);
 }
 
 export { concatSamples } from '../audio/samples.ts';

@@ -1,7 +1,10 @@
 // The request and chunk shapes of the synthesis pipeline, shared by the main thread and the workers.
 import type { EncodeFormat } from '../audio/encoders/index.ts';
 import type { VoiceSpec } from './voice-spec.ts';
-import type { WordTiming } from '../schemas/speech.ts';
+import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
+import type { Script } from './text/script.ts';
+import type { LexiconEntry } from './text/lexicon.ts';
+import type { Break } from './text/split.ts';
 
 export type OutputFormat = EncodeFormat;
 
@@ -16,9 +19,25 @@ export interface SpeechRequest {
    * instead of streaming; for downloads whose client cannot read a streamed header. Default false.
    */
   buffered?: boolean;
+  /**
+   * The parsed request (SSML or plain text with breaks), parsed once by SpeechService; when absent the worker
+   * reads `text` as plain text. Offsets in it point into `text`.
+   */
+  script?: Script;
+  /** Voices a script's `<voice name>` switches to, resolved (and owner-checked) by SpeechService. */
+  voices?: { name: string; spec: VoiceSpec }[];
+  /** Pronunciation rules (the caller's lexicons, resolved), applied before normalization; earlier rules win. */
+  lexicon?: LexiconEntry[];
+  /**
+   * The pause to put before the speech, as if a sentence ending so came before it: text streamed in pieces is
+   * spoken one sentence per request, and still breathes between sentences. Default none.
+   */
+  pauseBefore?: Break;
+  /** Output rate in Hz when a client chose one other than the format's own (pcm, wav); absent = the format's rate. */
+  sampleRate?: number;
 }
 
-export type { WordTiming } from '../schemas/speech.ts';
+export type { MarkTiming, WordTiming } from '../schemas/speech.ts';
 
 export interface SpeechChunk {
   bytes: Uint8Array;
@@ -26,6 +45,8 @@ export interface SpeechChunk {
   seconds: number;
   /** Words that start in the audio of this chunk or earlier and were not reported yet. */
   words?: WordTiming[];
+  /** SSML marks reached in the audio of this chunk or earlier and not reported yet. */
+  marks?: MarkTiming[];
 }
 
 /** The speed bounds the pipeline clamps to: the API's, from the one place they are written. */

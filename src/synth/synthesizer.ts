@@ -4,6 +4,7 @@ import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
 import { installNeuralModels, type NeuralModels } from './neural-models.ts';
 import { SynthPool, type PoolStats } from './pool.ts';
+import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
 import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
@@ -21,6 +22,8 @@ export interface Synthesizer {
    * internal: the worker stays at most ~2 s of audio ahead of what the consumer has taken.
    */
   speak(req: SpeechRequest, signal?: AbortSignal): AsyncIterable<SpeechChunk>;
+  /** The normalized text and each word's phonemes, worked out in a worker (espeak and flite run synchronously). */
+  phonemize(req: PhonemizeRequest): Promise<Phonemized>;
   /** Resolves once every worker has loaded (and warmed up) its engines. */
   ready(): Promise<void>;
   stats(): PoolStats;
@@ -95,13 +98,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
       poke();
     });
     signal?.addEventListener('abort', poke);
-    const request: SpeechRequest = {
-      text: req.text,
-      voice: req.voice,
-      speed: req.speed,
-      format: req.format,
-      ...(req.buffered ? { buffered: true } : {}),
-    };
+    // Every field travels (contract 1: script, voices, lexicon, pauseBefore, sampleRate ... all change the audio).
+    const request: SpeechRequest = { ...req };
     const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2]);
     task.catch((err: unknown) => {
       crash = err instanceof Error ? err : new Error(String(err));
@@ -120,8 +118,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
         }
         if (m.type === 'chunk') {
           control({ type: 'ack', id, seconds: m.seconds });
-          if (m.bytes.length === 0 && !m.words) continue;
-          yield m.words ? { bytes: m.bytes, seconds: m.seconds, words: m.words } : { bytes: m.bytes, seconds: m.seconds };
+          if (m.bytes.length === 0 && !m.words && !m.marks) continue;
+          yield { bytes: m.bytes, seconds: m.seconds, ...(m.words ? { words: m.words } : {}), ...(m.marks ? { marks: m.marks } : {}) };
         } else if (m.type === 'done') {
           finished = true;
           return;
@@ -139,9 +137,17 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     }
   }
 
+  async function phonemize(req: PhonemizeRequest): Promise<Phonemized> {
+    if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
+      throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
+    }
+    return (await pool.run({ type: 'phonemize', id: nextId++, request: req })).result;
+  }
+
   return {
     engines: ENGINES,
     speak,
+    phonemize,
     ready: () => pool.ready(),
     stats: () => pool.stats(),
     close: () => pool.close(),

@@ -88,7 +88,11 @@ export function voiceGain(engine: Engine, voice: VoiceSpec): Promise<number> {
   return gain;
 }
 
-/** The pipeline's level stage for one request: the voice's gain, then the true-peak limiter, at `rate`. */
-export function createLevelStage(gain: number, rate: number): Limiter {
-  return createLimiter(rate, TRUE_PEAK_CEILING, gain);
+/**
+ * The pipeline's level stage for one request at `rate`: the true-peak limiter. The voices' gains are
+ * applied before it (per piece, so a request may switch voices); it catches what they and the resampler
+ * push over the ceiling.
+ */
+export function createLevelStage(rate: number): Limiter {
+  return createLimiter(rate, TRUE_PEAK_CEILING);
 }

@@ -3,7 +3,8 @@
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { installNeuralModels } from './neural-models.ts';
 import { renderSpeech, warmUpPipeline } from './pipeline.ts';
-import type { ControlMessage, SpeakResult, StreamMessage, WorkerEvent, WorkerSettings, WorkerTask } from './protocol.ts';
+import { phonemizeText } from './phonemize.ts';
+import type { ControlMessage, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 
@@ -37,7 +38,7 @@ function transferable(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes.slice();
 }
 
-async function speak(task: WorkerTask): Promise<SpeakResult> {
+async function speak(task: SpeakTask): Promise<SpeakResult> {
   const { id, port } = task;
   const controller = new AbortController();
   let acked = 0;
@@ -87,11 +88,11 @@ async function speak(task: WorkerTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
-      emit: async (bytes, seconds, words) => {
+      emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
         const owned = transferable(bytes);
-        post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}) }, [owned.buffer]);
+        post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
         sent += seconds;
       },
     });
@@ -107,6 +108,7 @@ async function speak(task: WorkerTask): Promise<SpeakResult> {
   }
 }
 
-export default async function handle(task: WorkerTask): Promise<SpeakResult> {
-  return speak(task);
+export default async function handle<T extends WorkerTask>(task: T): Promise<ResultOf<T>> {
+  if (task.type === 'phonemize') return { type: 'phonemized', id: task.id, result: await phonemizeText(task.request) } as ResultOf<T>;
+  return (await speak(task as SpeakTask)) as ResultOf<T>;
 }

@@ -243,8 +243,10 @@ test('writing after end() is refused', async () => {
 });
 
 test('FORMATS lists every format with its content type, rate and extension', () => {
-  assert.deepEqual(Object.keys(FORMATS).sort(), ['f32', 'flac', 'mp3', 'mulaw', 'opus', 'pcm', 'wav']);
+  assert.deepEqual(Object.keys(FORMATS).sort(), ['alaw', 'f32', 'flac', 'mp3', 'mulaw', 'opus', 'pcm', 'wav']);
   assert.equal(FORMATS.mulaw.sampleRate, 8000);
+  assert.equal(FORMATS.alaw.sampleRate, 8000);
+  assert.equal(FORMATS.alaw.contentType, 'audio/wav');
   assert.equal(FORMATS.opus.contentType, 'audio/ogg');
   assert.ok(isEncodeFormat('flac'));
   assert.ok(!isEncodeFormat('toString'));

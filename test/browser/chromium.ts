@@ -49,16 +49,30 @@ export async function launch(options: { viewport?: { width: number; height: numb
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
+  // Chromium logs every 4xx answer as a console error, even when the page asked on purpose and shows the refusal
+  // (a used sign-in link, a call without a key). Those answers to the page's own fetch() calls are expected;
+  // a 4xx for a script, style or image, any 5xx, CSP refusals and script errors still count.
+  const answeredByPage = new Set<string>();
+  page.on('response', (response) => {
+    const type = response.request().resourceType();
+    if ((type === 'fetch' || type === 'xhr') && response.status() >= 400 && response.status() < 500) answeredByPage.add(response.url());
+  });
+  const pending: Array<{ text: string; url: string }> = [];
   const onConsole = (msg: ConsoleMessage) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()} (${msg.location().url})`);
+    if (msg.type() === 'error') pending.push({ text: msg.text(), url: msg.location().url });
   };
   page.on('console', onConsole);
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  const expectedRefusal = (p: { text: string; url: string }) =>
+    /^Failed to load resource: the server responded with a status of 4\d\d\b/.test(p.text) && answeredByPage.has(p.url);
   mkdirSync(ARTIFACTS, { recursive: true });
   return {
     browser: context,
     page,
-    problems,
+    // Read at the end of a test: by then each console line has met the response it reports.
+    get problems() {
+      return [...pending.filter((p) => !expectedRefusal(p)).map((p) => `console: ${p.text} (${p.url})`), ...problems];
+    },
     async screenshot(name: string, options: { fullPage?: boolean } = {}) {
       const path = join(ARTIFACTS, `${name}.png`);
       await page.screenshot({ path, fullPage: options.fullPage ?? true });

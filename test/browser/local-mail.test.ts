@@ -45,6 +45,8 @@ test('local mode: the page names the outbox, and the link written there signs in
   await page.goto(link);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
+  // On a phone the account sits in the header's menu.
+  await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByText('dev@example.com').waitFor();
   await b.screenshot('local-02-signed-in-phone');
   assert.deepEqual(b.problems, []);

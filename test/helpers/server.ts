@@ -88,8 +88,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
     ...options.env,
   });
-  const app = await buildApp(config, { logStream, ...options, ...(pgSchema ? { pgSchema } : {}), ...(redisPrefix ? { redisPrefix } : {}) });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    app = await buildApp(config, { logStream, ...options, ...(pgSchema ? { pgSchema } : {}), ...(redisPrefix ? { redisPrefix } : {}) });
+  } catch (err) {
+    // A refused start (e.g. a bad WYOMING_API_KEY) must not leave the mail sink listening: the test process would never exit.
+    await mail.stop();
+    throw err;
+  }
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+  } catch (err) {
+    await app.close();
+    await mail.stop();
+    throw err;
+  }
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   const request = (path: string, init: RequestOptions = {}) => {

@@ -48,6 +48,7 @@ describe('/v1/speak: formats, decoded by ffmpeg', { skip: SKIP_NO_FFMPEG }, () =
     { format: 'opus', type: 'audio/ogg', codec: 'opus', rate: 48000, ext: 'ogg' },
     { format: 'flac', type: 'audio/flac', codec: 'flac', rate: 24000, ext: 'flac' },
     { format: 'mulaw', type: 'audio/wav', codec: 'pcm_mulaw', rate: 8000, ext: 'wav' },
+    { format: 'alaw', type: 'audio/wav', codec: 'pcm_alaw', rate: 8000, ext: 'wav' },
   ] as const;
   for (const c of cases) {
     test(`${c.format}: ${c.type}, decodes cleanly, right duration`, async () => {

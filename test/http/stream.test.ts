@@ -15,7 +15,7 @@ after(async () => {
   await s.close();
 });
 
-type Msg = { type: string; audio?: string; id?: string; error?: string; samples?: number; cancelled?: boolean; words?: unknown[] };
+type Msg = { type: string; audio?: string; id?: string; error?: string; samples?: number; cancelled?: boolean; words?: unknown[]; marks?: { name: string; time: number }[] };
 
 const wsUrl = (query = `?token=${key}`) => `${s.base.replace('http', 'ws')}/v1/ws/stream${query}`;
 
@@ -100,6 +100,17 @@ describe('stream: happy path', () => {
     for (const v of audio) assert.ok(Number.isFinite(v) && Math.abs(v) <= 1.0001);
     const pitch = measurePitch(audio, 24000);
     assert.ok(pitch.medianHz > 140 && pitch.medianHz < 260, `female voice pitch ${pitch.medianHz}`);
+    c.ws.close();
+  });
+
+  test('SSML marks come with the audio they fall in, in order, inside the audio', async () => {
+    const c = await Client.open(wsUrl());
+    c.send({ type: 'synthesize', text: '<speak>Hello there, <mark name="one"/>my friend. <break time="300ms"/><mark name="two"/>Goodbye now.</speak>', voice_id: 'flite-slt', id: 'm' });
+    const done = await c.until((m) => m.type === 'done');
+    const marks = c.messages.flatMap((m) => (m.type === 'audio' ? (m.marks ?? []) : []));
+    assert.deepEqual(marks.map((m) => m.name), ['one', 'two']);
+    const seconds = (done.samples ?? 0) / 24000;
+    assert.ok(marks[0].time > 0.2 && marks[1].time > marks[0].time + 0.3 && marks[1].time < seconds, JSON.stringify({ marks, seconds }));
     c.ws.close();
   });
 

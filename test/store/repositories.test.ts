@@ -152,7 +152,7 @@ for (const [name, make] of dialects) {
       const { db } = await make();
       const usage = new UsageService(db);
       await Promise.all(Array.from({ length: 50 }, (_, i) => usage.record('usr_1', i % 2 ? 'key_1' : null, 10 + i)));
-      const report = await usage.report('usr_1', 1);
+      const report = await usage.report('usr_1', UsageService.range({ days: 1 }, 366));
       const rows = report.keys;
       assert.equal(rows.length, 2);
       assert.deepEqual(report.days.map((d) => d.requests), [50], 'one day holds all 50 requests');

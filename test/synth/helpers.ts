@@ -76,11 +76,22 @@ export function decodeWav(bytes: Uint8Array): Audio & { format: number } {
         return { samples: out, rate, format };
       }
       if (format === 7) return { samples: Float32Array.from(body, mulawToFloat), rate, format };
+      if (format === 6) return { samples: Float32Array.from(body, alawToFloat), rate, format };
       throw new Error(`unsupported WAV format ${format}`);
     }
     at += 8 + size + (size & 1);
   }
   throw new Error('WAV without data');
+}
+
+/** G.711 A-law expansion (ITU-T G.711 table: even bits inverted, sign bit set for positive values). */
+function alawToFloat(byte: number): number {
+  const a = byte ^ 0x55;
+  const segment = (a >> 4) & 0x07;
+  let t = (a & 0x0f) << 4;
+  t += segment === 0 ? 8 : 0x108;
+  if (segment > 1) t <<= segment - 1;
+  return (a & 0x80 ? t : -t) / 32768;
 }
 
 function mulawToFloat(byte: number): number {

@@ -4,16 +4,16 @@ import { createOpusEncoder } from './opus.ts';
 import { createF32Encoder, createPcm16Encoder } from './pcm.ts';
 import type { EncodeFormat, EncoderOptions, FormatInfo, StreamEncoder } from './types.ts';
 import { createWavEncoder } from './wav.ts';
-import { MULAW_SAMPLE_RATE, STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
+import { ALAW_SAMPLE_RATE, MULAW_SAMPLE_RATE, STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
 
 export type { EncodeFormat, EncoderOptions, FormatInfo, StreamEncoder } from './types.ts';
 
-/** The engines' common output rate; every format but mu-law carries it unchanged. */
+/** The engines' common output rate; every format but mu-law and A-law carries it unless a client chose another. */
 export const OUTPUT_RATE = STREAM_SAMPLE_RATE;
 
 /**
- * Per format: what to send as Content-Type, the rate the encoder expects its input at, and a file
- * extension for downloads. mu-law is telephone audio: 8 kHz in a WAV container (DESIGN §5), which
+ * Per format: what to send as Content-Type, the rate the encoder expects its input at by default, and a file
+ * extension for downloads. mu-law and A-law are telephone audio: 8 kHz in a WAV container (DESIGN §5), which
  * every player opens, unlike headerless audio/basic. Keyed by the one list of encodings (schemas/speech.ts): a
  * format added there does not typecheck until it has a row here.
  */
@@ -24,6 +24,7 @@ export const FORMATS: Readonly<Record<EncodeFormat, FormatInfo>> = Object.freeze
   flac: { contentType: 'audio/flac', sampleRate: OUTPUT_RATE, extension: 'flac' },
   pcm: { contentType: 'audio/pcm', sampleRate: OUTPUT_RATE, extension: 'pcm' },
   mulaw: { contentType: 'audio/wav', sampleRate: MULAW_SAMPLE_RATE, extension: 'wav' },
+  alaw: { contentType: 'audio/wav', sampleRate: ALAW_SAMPLE_RATE, extension: 'wav' },
   f32: { contentType: 'application/octet-stream', sampleRate: OUTPUT_RATE, extension: 'f32' },
 });
 
@@ -31,23 +32,34 @@ export function isEncodeFormat(value: string): value is EncodeFormat {
   return Object.hasOwn(FORMATS, value);
 }
 
-/** Creates a fresh encoder for one stream; feed it mono float32 at FORMATS[format].sampleRate. */
+/** The formats whose encoder takes any rate (the raw and WAV ones); the codecs are built for the output rate. */
+const ANY_RATE: ReadonlySet<EncodeFormat> = new Set(['wav', 'pcm', 'mulaw', 'alaw', 'f32']);
+
+/**
+ * Creates a fresh encoder for one stream; feed it mono float32 at its `sampleRate` (options.sampleRate, else
+ * FORMATS[format].sampleRate). Which rates a client may ask for is the speech service's rule; this only refuses
+ * a rate the codec cannot carry.
+ */
 export async function createEncoder(format: EncodeFormat, options: EncoderOptions = {}): Promise<StreamEncoder> {
   const buffered = options.buffered === true;
+  const rate = options.sampleRate ?? FORMATS[format].sampleRate;
+  if (rate !== FORMATS[format].sampleRate && !ANY_RATE.has(format)) throw new RangeError(`${format} is encoded at ${FORMATS[format].sampleRate} Hz only`);
   switch (format) {
     case 'mp3':
       return createMp3Encoder(OUTPUT_RATE, buffered);
     case 'wav':
-      return createWavEncoder('pcm16', OUTPUT_RATE, buffered);
+      return createWavEncoder('pcm16', rate, buffered);
     case 'opus':
       return createOpusEncoder(OUTPUT_RATE);
     case 'flac':
       return createFlacEncoder(OUTPUT_RATE, buffered);
     case 'pcm':
-      return createPcm16Encoder(OUTPUT_RATE);
+      return createPcm16Encoder(rate);
     case 'mulaw':
-      return createWavEncoder('mulaw', FORMATS.mulaw.sampleRate, buffered);
+      return createWavEncoder('mulaw', rate, buffered);
+    case 'alaw':
+      return createWavEncoder('alaw', rate, buffered);
     case 'f32':
-      return createF32Encoder(OUTPUT_RATE);
+      return createF32Encoder(rate);
   }
 }

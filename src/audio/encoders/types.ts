@@ -22,6 +22,8 @@ export interface EncoderOptions {
    * carry no length up front (opus, pcm, f32) ignore it.
    */
   buffered?: boolean;
+  /** Output rate in Hz for the formats that take any (wav, pcm, mulaw, alaw, f32); the format's own rate by default. */
+  sampleRate?: number;
 }
 
 export interface FormatInfo {

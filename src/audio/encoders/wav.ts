@@ -2,7 +2,10 @@ import { float32ChannelsToBuffer, SampleFormat } from '@echogarden/wave-codec';
 import { int16Bytes } from './pcm.ts';
 import { concatBytes, EMPTY, type StreamEncoder } from './types.ts';
 
-export type WavSampleFormat = 'pcm16' | 'mulaw';
+export type WavSampleFormat = 'pcm16' | 'mulaw' | 'alaw';
+
+/** G.711's two companding laws: one byte per sample, WAV format tags 7 (mu-law) and 6 (A-law). */
+const G711: Partial<Record<WavSampleFormat, SampleFormat>> = { mulaw: SampleFormat.Mulaw, alaw: SampleFormat.Alaw };
 
 // A streamed file cannot know its length up front. 0xFFFFFFFF is the conventional "until end of file"
 // size: ffmpeg/ffprobe, browsers and most players then read to EOF (measured: ffprobe gives the exact
@@ -10,15 +13,15 @@ export type WavSampleFormat = 'pcm16' | 'mulaw';
 const UNKNOWN = 0xffffffff;
 
 /**
- * RIFF/WAVE header. PCM uses the 16-byte fmt chunk; mu-law the 18-byte one plus a `fact` chunk with the
+ * RIFF/WAVE header. PCM uses the 16-byte fmt chunk; mu-law and A-law the 18-byte one plus a `fact` chunk with the
  * sample count, which the format requires for non-PCM data (left out when streaming, where the count is
  * unknown and a wrong one would be believed).
  */
 export function wavHeader(format: WavSampleFormat, sampleRate: number, dataBytes: number | undefined): Uint8Array {
-  const mulaw = format === 'mulaw';
-  const bytesPerSample = mulaw ? 1 : 2;
-  const withFact = mulaw && dataBytes !== undefined;
-  const fmtSize = mulaw ? 18 : 16;
+  const g711 = G711[format];
+  const bytesPerSample = g711 === undefined ? 2 : 1;
+  const withFact = g711 !== undefined && dataBytes !== undefined;
+  const fmtSize = g711 === undefined ? 16 : 18;
   const size = 12 + 8 + fmtSize + (withFact ? 12 : 0) + 8;
   const h = new DataView(new ArrayBuffer(size));
   let at = 0;
@@ -38,13 +41,13 @@ export function wavHeader(format: WavSampleFormat, sampleRate: number, dataBytes
   tag('WAVE');
   tag('fmt ');
   u32(fmtSize);
-  u16(mulaw ? SampleFormat.Mulaw : SampleFormat.PCM);
+  u16(g711 ?? SampleFormat.PCM);
   u16(1);
   u32(sampleRate);
   u32(sampleRate * bytesPerSample);
   u16(bytesPerSample);
   u16(bytesPerSample * 8);
-  if (mulaw) u16(0);
+  if (g711 !== undefined) u16(0);
   if (withFact) {
     tag('fact');
     u32(4);
@@ -56,7 +59,8 @@ export function wavHeader(format: WavSampleFormat, sampleRate: number, dataBytes
 }
 
 function samplesToBytes(format: WavSampleFormat, x: Float32Array): Uint8Array {
-  return format === 'mulaw' ? float32ChannelsToBuffer([x], 8, SampleFormat.Mulaw) : int16Bytes(x);
+  const g711 = G711[format];
+  return g711 === undefined ? int16Bytes(x) : float32ChannelsToBuffer([x], 8, g711);
 }
 
 export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean): StreamEncoder {
@@ -74,7 +78,7 @@ export function createWavEncoder(format: WavSampleFormat, sampleRate: number, bu
         return EMPTY;
       },
       end() {
-        // RIFF chunks are word-aligned; an odd mu-law byte count needs one pad byte after the data.
+        // RIFF chunks are word-aligned; an odd G.711 byte count needs one pad byte after the data.
         const pad = bytes & 1 ? [new Uint8Array(1)] : [];
         return concatBytes([wavHeader(format, sampleRate, bytes), ...parts, ...pad]);
       },

@@ -59,12 +59,27 @@ export async function presentedBearer(app: FastifyInstance, request: FastifyRequ
   }
 }
 
+/** ElevenLabs' key header, so their SDKs and the tools built on them send our key where they send theirs. */
+export const XI_API_KEY_HEADER = 'xi-api-key';
+
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  if (header === undefined) return null;
+  if (header === undefined) return xiApiKey(request);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new AppError('unauthorized', 'Authorization header must be "Bearer <API key>"');
   return match[1];
+}
+
+/**
+ * The key in `xi-api-key`, read when there is no Authorization header; it then goes through the same check (and
+ * failure count) as a Bearer key. A repeated or empty header is malformed.
+ */
+function xiApiKey(request: FastifyRequest): string | null {
+  const value = request.headers[XI_API_KEY_HEADER];
+  if (value === undefined) return null;
+  const key = typeof value === 'string' ? value.trim() : '';
+  if (key === '' || /\s/.test(key)) throw new AppError('unauthorized', `${XI_API_KEY_HEADER} header must hold one API key`);
+  return key;
 }
 
 /** Cookie-authenticated writes must come from our own origin; Bearer requests cannot be forged by a page. */

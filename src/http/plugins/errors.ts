@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, errorBody, type ErrorCode } from '../../errors.ts';
 import { isStoreUnavailable } from '../../store/unavailable.ts';
+import { describeValidation } from '../validation-message.ts';
 
 /** Fastify's own error codes, mapped onto the catalogue so framework errors look like ours. */
 const FRAMEWORK_CODES: Record<string, ErrorCode> = {
@@ -19,16 +20,6 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_FIELDS_LIMIT: 'payload_too_large',
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
-
-function describeValidation(error: FastifyError): string {
-  const first = error.validation?.[0];
-  if (!first) return error.message;
-  const where = error.validationContext ?? 'request';
-  const path = first.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
-  const field = missing ?? path;
-  return field ? `${where}.${field} ${first.message ?? 'is invalid'}` : `${where} ${first.message ?? 'is invalid'}`;
-}
 
 /**
  * JSON.parse with the prototype-poisoning keys refused by name: Fastify's own parser says only "not valid

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fp from 'fastify-plugin';
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { docsUiOptions } from './docs-ui.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ERRORS, ErrorBody } from '../../schemas/errors.ts';
@@ -27,7 +28,8 @@ export function isDocumented(url: string): boolean {
   return !UNDOCUMENTED.some((re) => re.test(url));
 }
 
-const binary = { type: 'string', contentMediaType: 'application/octet-stream' } as const;
+// `format: binary` rather than contentMediaType: Swagger UI invents random bytes as the example of the latter.
+const binary = { type: 'string', format: 'binary', description: 'The audio file’s bytes' } as const;
 
 /** The 200 of an endpoint that answers with audio: one content type per output format. */
 export function audioResponse(description: string): Record<string, unknown> {
@@ -38,11 +40,11 @@ export function audioResponse(description: string): Record<string, unknown> {
       'X-Sample-Rate': { type: 'integer', description: 'Sample rate of the audio, in Hz' },
     },
     content: {
-      'audio/mpeg': { schema: { ...binary, contentMediaType: 'audio/mpeg' } },
-      'audio/wav': { schema: { ...binary, contentMediaType: 'audio/wav' } },
-      'audio/ogg': { schema: { ...binary, contentMediaType: 'audio/ogg' } },
-      'audio/flac': { schema: { ...binary, contentMediaType: 'audio/flac' } },
-      'audio/pcm': { schema: { ...binary, contentMediaType: 'audio/pcm' } },
+      'audio/mpeg': { schema: binary },
+      'audio/wav': { schema: binary },
+      'audio/ogg': { schema: binary },
+      'audio/flac': { schema: binary },
+      'audio/pcm': { schema: binary },
     },
   };
 }
@@ -75,7 +77,9 @@ const TAGS = [
   { name: 'Streaming', description: 'Text to speech over WebSocket, float32 PCM at 24 kHz' },
   { name: 'Forge', description: 'New voices: cloning from a sample, breeding two voices' },
   { name: 'OpenAI compatible', description: 'Drop-in replacement for OpenAI’s speech endpoint' },
+  { name: 'ElevenLabs compatible', description: 'ElevenLabs’ text-to-speech and voice routes, for clients built on their API' },
   { name: 'Account', description: 'Usage of the signed-in account' },
+  { name: 'Lexicons', description: 'Pronunciation lexicons: aliases and phonemes for words, per request or as your default' },
   { name: 'Operations', description: 'Health, readiness, metrics, this document' },
   { name: 'Pages', description: 'HTML pages for people' },
 ];
@@ -84,6 +88,7 @@ function tagFor(url: string): string {
   if (url.startsWith('/api/auth/api-keys')) return 'API keys';
   if (url.startsWith('/api/auth') || url === '/verify') return 'Auth';
   if (url.startsWith('/api/voices')) return 'Voices';
+  if (url.startsWith('/api/lexicons') || url === '/v1/phonemize') return 'Lexicons';
   if (url.startsWith('/v1/forge')) return 'Forge';
   if (url.startsWith('/v1/ws')) return 'Streaming';
   if (url.startsWith('/v1/audio')) return 'OpenAI compatible';
@@ -120,7 +125,11 @@ const transform: SwaggerTransform = ({ schema: given, url, route }) => {
   if (out.body || out.querystring || out.params) responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
   if (authenticated) responses['401'] ??= errorResponse('No valid API key or session', { code: 'unauthorized' });
   const limited = route.config?.rateLimit !== undefined || url.startsWith('/v1/');
-  if (limited) responses['429'] ??= errorResponse('Over the rate limit: wait Retry-After seconds', { code: 'rate_limited' }, RATE_HEADERS);
+  if (limited) responses['429'] ??= errorResponse(
+      'Over the rate limit (`rate_limited`) or, for speech, over MAX_CONCURRENT_PER_KEY syntheses at once (`concurrency_limited`): wait Retry-After seconds',
+      { code: 'rate_limited' },
+      RATE_HEADERS,
+    );
   responses.default ??= errorResponse('Any other failure', { code: 'internal' });
   out.response = responses;
   return { schema: out, url };
@@ -159,6 +168,7 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer service_sk_…`' },
           session: { type: 'apiKey', in: 'cookie', name: 'vox_session', description: 'The dashboard session (writes need Origin = PUBLIC_URL)' },
+          xiApiKey: { type: 'apiKey', in: 'header', name: 'xi-api-key', description: 'An API key in ElevenLabs’ header (the same keys as Bearer)' },
           streamToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The API key on the WebSocket address' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when set' },
         },
@@ -179,5 +189,5 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
     async (_request, reply) => reply.header('Cache-Control', 'no-cache').type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
   );
 
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true, tryItOutEnabled: false } });
+  await app.register(swaggerUi, docsUiOptions());
 });

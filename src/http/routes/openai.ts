@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { DEFAULT_SPEECH_FORMAT, OpenAiSpeechBody, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
+import { DEFAULT_SPEECH_FORMAT, OPENAI_VOICE_NAMES, OpenAiSpeechBody, SPEECH_FORMATS, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
 import type { Speech } from '../../speech/speech-service.ts';
+import { AudioModelList, AudioVoiceList, OPENAI_SPEECH_MODELS, OpenAiModelList } from '../../schemas/openai.ts';
+import { speedFromInstructions } from '../../speech/openai-instructions.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
@@ -25,6 +27,65 @@ function withEventStream(response: Record<string, unknown>): Record<string, unkn
  */
 export async function openaiRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { speech, voices } = app.services;
+  // The models are this server's engines, so they are as old as the process.
+  const created = Math.floor(Date.now() / 1000);
+  // Engines with no voice installed (piper, kokoro without VOICES_DIR models) would only refuse every voice.
+  const modelIds = async (): Promise<string[]> => {
+    const spoken = new Set((await voices.list({}, null)).map((v) => v.engine as string));
+    return [...OPENAI_SPEECH_MODELS, ...speech.engineIds().filter((id) => spoken.has(id))];
+  };
+  // Public, like /api/voices: Open WebUI asks for these lists without a key.
+  const listOptions = { config: { rateLimit: 'api' } } as const;
+
+  r.get(
+    '/v1/models',
+    {
+      ...listOptions,
+      schema: {
+        summary: 'List models (OpenAI compatible)',
+        description: 'Public. Every value `model` takes on /v1/audio/speech: OpenAI’s speech model names and the ids of our engines that have voices.',
+        tags: ['OpenAI compatible'],
+        response: { 200: OpenAiModelList },
+      },
+    },
+    async () => ({ object: 'list' as const, data: (await modelIds()).map((id) => ({ id, object: 'model' as const, created, owned_by: 'voxsmith' })) }),
+  );
+
+  r.get(
+    '/v1/audio/models',
+    {
+      ...listOptions,
+      schema: {
+        summary: 'List speech models (Open WebUI)',
+        description: 'Public. The same ids as /v1/models, in the shape Open WebUI reads for its TTS model list.',
+        tags: ['OpenAI compatible'],
+        response: { 200: AudioModelList },
+      },
+    },
+    async () => ({ models: (await modelIds()).map((id) => ({ id })) }),
+  );
+
+  r.get(
+    '/v1/audio/voices',
+    {
+      ...listOptions,
+      schema: {
+        summary: 'List voices (Open WebUI)',
+        description:
+          'Public. OpenAI’s voice names (with the voice each speaks), then every voice id, with a key or session your own voices too: ' +
+          'each `id` is a value for `voice` on /v1/audio/speech.',
+        tags: ['OpenAI compatible'],
+        response: { 200: AudioVoiceList },
+      },
+    },
+    async (request) => {
+      const named = OPENAI_VOICE_NAMES.map((name) => ({ id: name, name: `${name} (${speech.chooseOpenAiVoice('tts-1', name).voiceId})` }));
+      const all = await voices.list({}, request.principal?.userId ?? null);
+      return { voices: [...named, ...all.map((v) => ({ id: v.id, name: `${v.name} (${v.language}, ${v.gender}, ${v.engine})` }))] };
+    },
+  );
+
   r.post(
     '/v1/audio/speech',
     {
@@ -44,18 +105,28 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const body = request.body;
       const format = body.response_format ?? DEFAULT_SPEECH_FORMAT;
-      if (format === 'aac') throw new AppError('validation', 'response_format aac is not supported; use mp3, opus, flac, wav or pcm');
-      const choice = app.services.speech.chooseOpenAiVoice(body.model, body.voice);
+      if (format === 'aac') throw new AppError('validation', `response_format aac is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`);
+      const choice = speech.chooseOpenAiVoice(body.model, body.voice);
       const sse = body.stream_format === 'sse';
       const signal = hangUpSignal(reply);
-      const speech = await app.services.speech.speak(
+      const spoken = await speech.speak(
         speechCaller(request.principal),
-        { text: body.input, voiceId: choice.voiceId, speed: body.speed, engine: choice.engine, format, door: 'openai', download: !sse },
+        {
+          text: body.input,
+          voiceId: choice.voiceId,
+          speed: body.speed ?? speedFromInstructions(body.instructions),
+          engine: choice.engine,
+          format,
+          sampleRate: body.sample_rate,
+          door: 'openai',
+          download: !sse,
+          lexicons: body.lexicons,
+        },
         signal,
       );
-      if (!sse) return sendAudio(request, reply, signal, speech);
-      reply.type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-store').header('X-Voice-Id', speech.voiceId);
-      return sendStreamed(request, reply, signal, speechEvents(speech));
+      if (!sse) return sendAudio(request, reply, signal, spoken);
+      reply.type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-store').header('X-Voice-Id', spoken.voiceId);
+      return sendStreamed(request, reply, signal, speechEvents(spoken));
     },
   );
 }

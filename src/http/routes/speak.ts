@@ -27,11 +27,11 @@ export async function speakRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { text, voice_id, speed, format } = request.body;
+      const { text, text_type, voice_id, speed, format, sample_rate, lexicons } = request.body;
       const signal = hangUpSignal(reply);
       const speech = await app.services.speech.speak(
         speechCaller(request.principal),
-        { text, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, door: 'speak', download: true },
+        { text, textType: text_type, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, sampleRate: sample_rate, door: 'speak', download: true, lexicons },
         signal,
       );
       return sendAudio(request, reply, signal, speech);

@@ -69,7 +69,12 @@ const STREAM_DOC: FastifySchema & Record<`x-${string}`, unknown> = {
     '(same Origin). Send JSON text frames `{"type":"synthesize","text":"…","voice_id":"…","engine":"…","speed":1,"id":"…"}` or ' +
     `\`{"type":"cancel","id":"…"}\`. Receive \`{"type":"audio","audio":"<base64 float32 LE PCM, ${STREAM_SAMPLE_RATE} Hz mono>","id","words"}\` chunks, ` +
     'then `{"type":"done","samples","seconds","id"}`; failures are `{"type":"error","error","code","id"}` and the connection stays open. ' +
-    'Requests on one connection run in order. A refused upgrade is a plain HTTP error with the JSON error body.',
+    'Input streaming (text written token by token): `{"type":"synthesize","context_id":"c1","text":"Hel","continue":true}` pieces accumulate per ' +
+    'context, each sentence is spoken once complete, `{"type":"flush","context_id":"c1"}` speaks the rest (then `done` for the context), ' +
+    '`continue: false` ends the context, `{"type":"cancel","context_id":"c1"}` drops it (answered by `done` with `cancelled: true`; no audio of it follows). ' +
+    'Audio, done and error messages of a context carry its `context_id`. One synthesis runs at a time per connection: requests and complete ' +
+    'sentences are spoken in the order they became ready, so contexts alternate between sentences, never inside one. ' +
+    'A refused upgrade is a plain HTTP error with the JSON error body.',
   tags: ['Streaming'],
   security: [{ streamToken: [] }, { session: [] }],
   querystring: {

@@ -1,12 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.ts';
-import { STREAM_FORMAT, STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
+import { STREAM_FORMAT, STREAM_SAMPLE_RATE, type WordTiming } from '../../schemas/speech.ts';
 import { STREAM_BYTES_PER_SAMPLE, type SynthesizeMessage } from '../../schemas/stream.ts';
+import type { SpeechChunk } from '../../synth/speech.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { speechCaller } from '../speech-reply.ts';
 import type { Principal } from '../types.ts';
-import { parseClientMessage, type ServerMessage } from './messages.ts';
+import { InputContext, type SentenceWork } from './contexts.ts';
+import { parseClientMessage, type MessageRef, type ServerMessage } from './messages.ts';
 
 export interface StreamLimits {
   /** Audio the socket may hold unsent before synthesis pauses. */
@@ -15,6 +17,8 @@ export interface StreamLimits {
   stallTimeoutMs: number;
   /** Requests waiting behind the current one. */
   maxQueued: number;
+  /** Input-streaming contexts open at once on one connection. */
+  maxContexts: number;
   /** Ping interval; a client that misses a pong by the next ping is dropped. */
   pingIntervalMs: number;
   /** Close a connection with nothing to do for this long. */
@@ -26,24 +30,59 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   // A client that reads nothing for 10 s is gone or hostile; its synthesis slot is worth more to others.
   stallTimeoutMs: 10_000,
   maxQueued: 16,
+  // A voice agent holds one context per turn and a few more while barge-ins are cancelled.
+  maxContexts: 8,
   pingIntervalMs: 30_000,
   idleTimeoutMs: 300_000,
 };
 
-interface Job {
+/** A whole request (no context_id). */
+interface RequestJob {
+  kind: 'request';
   id?: string;
   message: SynthesizeMessage;
   abort: AbortController;
 }
 
+/** One complete sentence of a context. */
+interface SentenceJob {
+  kind: 'sentence';
+  context: InputContext;
+  work: SentenceWork;
+  abort: AbortController;
+}
+
+/** The end of a context's utterance: its done goes out once the sentences before it are spoken. */
+interface DoneJob {
+  kind: 'done';
+  context: InputContext;
+  abort: AbortController;
+}
+
+type Job = RequestJob | SentenceJob | DoneJob;
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** A sentence's word timings moved onto its utterance: by the audio before it and by the sentence's place in the text. */
+function shiftWords(words: readonly WordTiming[], seconds: number, offset: number): WordTiming[] {
+  return words.map((w) => ({ ...w, start: round3(w.start + seconds), end: round3(w.end + seconds), offset: w.offset + offset }));
+}
+
+function base64(chunk: SpeechChunk): string {
+  return Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength).toString('base64');
+}
+
 /**
- * One client connection: requests run one after another, each streamed chunk by chunk as the worker
- * produces it. Reading from the synthesizer only while the socket's buffer is small is what bounds memory
- * for a client that stops reading: the worker itself pauses when its output is not taken.
+ * One client connection. One synthesis runs at a time: whole requests and the complete sentences of input
+ * streaming contexts wait in one queue, in the order they became ready, and each is streamed chunk by chunk as
+ * the worker produces it. So the audio of two contexts may alternate between sentences, never inside one, and
+ * every message says whose it is. Reading from the synthesizer only while the socket's buffer is small is what
+ * bounds memory for a client that stops reading: the worker itself pauses when its output is not taken.
  */
 export class StreamConnection {
   private readonly queue: Job[] = [];
   private current: Job | null = null;
+  private readonly contexts = new Map<string, InputContext>();
   private closed = false;
   private alive = true;
   private lastActivity = Date.now();
@@ -77,6 +116,7 @@ export class StreamConnection {
     clearInterval(this.timer);
     this.current?.abort.abort();
     for (const job of this.queue.splice(0)) job.abort.abort();
+    this.contexts.clear();
   }
 
   private heartbeat(): void {
@@ -97,13 +137,13 @@ export class StreamConnection {
     if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-  private sendError(err: unknown, id?: string): void {
+  private sendError(err: unknown, ref: MessageRef): void {
     if (err instanceof AppError) {
       const retry = err.headers['Retry-After'];
-      this.send({ type: 'error', error: err.message, code: err.code, ...(id ? { id } : {}), ...(retry ? { retry_after: Number(retry) } : {}) });
+      this.send({ type: 'error', error: err.message, code: err.code, ...ref, ...(retry ? { retry_after: Number(retry) } : {}) });
     } else {
       this.log.error({ err }, 'stream request failed');
-      this.send({ type: 'error', error: 'synthesis failed', code: 'internal', ...(id ? { id } : {}) });
+      this.send({ type: 'error', error: 'synthesis failed', code: 'internal', ...ref });
     }
   }
 
@@ -111,28 +151,111 @@ export class StreamConnection {
     this.lastActivity = Date.now();
     if (data === null) return this.send({ type: 'error', error: 'send JSON text frames, not binary', code: 'bad_request' });
     const parsed = parseClientMessage(data);
-    if (!parsed.ok) return this.send({ type: 'error', error: parsed.error, code: parsed.code, ...(parsed.id ? { id: parsed.id } : {}) });
+    if (!parsed.ok) {
+      const { ok: _ok, ...error } = parsed;
+      return this.send({ type: 'error', ...error });
+    }
     const message = parsed.message;
+    if (message.type === 'flush') return this.flushContext(message.context_id);
+    if (message.type === 'cancel') {
+      return message.context_id !== undefined ? this.cancelContext(message.context_id) : this.cancelRequest(message.id);
+    }
+    if (message.context_id !== undefined) return this.addPiece(message.context_id, message);
     const id = message.id;
-    if (message.type === 'cancel') return this.cancel(id);
-    if (this.queue.length >= this.limits.maxQueued) {
+    if (this.queue.filter((j) => j.kind === 'request').length >= this.limits.maxQueued) {
       this.app.services.metrics.rateLimited('stream-queue');
       return this.send({ type: 'error', error: `at most ${this.limits.maxQueued} requests may wait on one connection`, code: 'rate_limited', ...(id ? { id } : {}) });
     }
-    this.queue.push({ id, message, abort: new AbortController() });
+    this.enqueue({ kind: 'request', id, message, abort: new AbortController() });
+  }
+
+  private enqueue(job: Job): void {
+    this.queue.push(job);
     if (!this.current) void this.drain();
   }
 
-  private cancel(id?: string): void {
-    if (id !== undefined && this.current?.id !== id) {
-      const i = this.queue.findIndex((j) => j.id === id);
+  private enqueueSentences(context: InputContext, sentences: SentenceWork[]): void {
+    for (const work of sentences) this.enqueue({ kind: 'sentence', context, work, abort: new AbortController() });
+  }
+
+  /** A piece of a context's text: complete sentences go out now, the rest waits for more (or a flush). */
+  private addPiece(contextId: string, message: SynthesizeMessage): void {
+    try {
+      let context = this.contexts.get(contextId);
+      if (context?.ending) {
+        throw new AppError('validation', `context "${contextId}" has had its last piece (continue: false); wait for its done or use a new context_id`);
+      }
+      context?.checkSameVoice(message);
+      const opening = context === undefined;
+      if (!context) {
+        if (this.contexts.size >= this.limits.maxContexts) {
+          throw new AppError('rate_limited', `at most ${this.limits.maxContexts} contexts may be open on one connection; end one (continue: false) or cancel it`);
+        }
+        context = new InputContext(contextId, message);
+      }
+      const ready = context.push(message.text, this.app.config.maxTextChars);
+      if (opening) this.contexts.set(contextId, context);
+      this.enqueueSentences(context, ready);
+      if (message.continue !== true) {
+        context.ending = true;
+        this.endUtterance(context);
+      }
+    } catch (err) {
+      this.sendError(err, { context_id: contextId });
+    }
+  }
+
+  /** Speaks what the context holds, then its done. A context that is not open has nothing to say: done at once. */
+  private flushContext(contextId: string): void {
+    const context = this.contexts.get(contextId);
+    if (!context) return this.send({ type: 'done', context_id: contextId, samples: 0, seconds: 0 });
+    // A context that had its last piece is already being finished; its done answers this flush too.
+    if (!context.ending) this.endUtterance(context);
+  }
+
+  private endUtterance(context: InputContext): void {
+    this.enqueueSentences(context, context.flush());
+    this.enqueue({ kind: 'done', context, abort: new AbortController() });
+  }
+
+  /**
+   * Drops everything of the context (its unsplit text, its waiting sentences, the one in synthesis) and answers
+   * with its done at once. Sending happens on this one thread, and a running sentence checks its abort signal
+   * before each message, so no audio of the context follows this answer.
+   */
+  private cancelContext(contextId: string): void {
+    const context = this.contexts.get(contextId);
+    const samples = context?.samples ?? 0;
+    if (context) {
+      this.contexts.delete(contextId);
+      this.dropJobs(context);
+      if (this.current?.kind !== 'request' && this.current?.context === context) this.current.abort.abort();
+    }
+    this.send({ type: 'done', context_id: contextId, samples, seconds: samples / STREAM_SAMPLE_RATE, cancelled: true });
+  }
+
+  private dropJobs(context: InputContext): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const job = this.queue[i];
+      if (job.kind !== 'request' && job.context === context) {
+        job.abort.abort();
+        this.queue.splice(i, 1);
+      }
+    }
+  }
+
+  /** A whole request: the one with this id (waiting or running), or the running one. */
+  private cancelRequest(id?: string): void {
+    const current = this.current?.kind === 'request' ? this.current : null;
+    if (id !== undefined && current?.id !== id) {
+      const i = this.queue.findIndex((j) => j.kind === 'request' && j.id === id);
       if (i >= 0) {
         this.queue.splice(i, 1);
         this.send({ type: 'done', id, samples: 0, seconds: 0, cancelled: true });
       }
       return;
     }
-    this.current?.abort.abort();
+    current?.abort.abort();
   }
 
   private async drain(): Promise<void> {
@@ -140,9 +263,19 @@ export class StreamConnection {
       const job = this.queue.shift() as Job;
       this.current = job;
       try {
-        await this.run(job);
+        if (job.kind === 'request') await this.runRequest(job);
+        else if (job.kind === 'sentence') await this.runSentence(job);
+        else this.finishUtterance(job.context);
       } catch (err) {
-        if (!this.closed) this.sendError(err, job.id);
+        if (this.closed) continue;
+        if (job.kind === 'request') {
+          this.sendError(err, job.id ? { id: job.id } : {});
+        } else {
+          // A failed sentence ends its context: the rest would fail alike or leave a hole in the speech.
+          this.sendError(err, { context_id: job.context.id });
+          this.dropJobs(job.context);
+          if (this.contexts.get(job.context.id) === job.context) this.contexts.delete(job.context.id);
+        }
       } finally {
         this.current = null;
         this.lastActivity = Date.now();
@@ -150,13 +283,19 @@ export class StreamConnection {
     }
   }
 
-  private async run(job: Job): Promise<void> {
+  /** False (and the connection closed) when the key was revoked: the database is the truth, even if the event was lost. */
+  private async credentialHolds(): Promise<boolean> {
     const { app, principal } = this;
-    // The database is the truth: a key revoked while the event was lost still stops here.
     if (principal.via === 'key' && !(await app.services.apiKeys.isActive(principal.keyId))) {
       this.close(1008, 'API key revoked');
-      return;
+      return false;
     }
+    return true;
+  }
+
+  private async runRequest(job: RequestJob): Promise<void> {
+    const { app, principal } = this;
+    if (!(await this.credentialHolds())) return;
     await enforceApiLimit(app, null, principal, this.ip);
     const m = job.message;
     let samples = 0;
@@ -165,18 +304,22 @@ export class StreamConnection {
       // Inside the try: a cancel that lands before the first chunk is a cancelled request, not a failure.
       const speech = await app.services.speech.speak(
         speechCaller(principal),
-        { text: m.text, voiceId: m.voice_id, speed: m.speed, engine: m.engine, format: STREAM_FORMAT, door: 'stream' },
+        {
+          text: m.text,
+          voiceId: m.voice_id,
+          speed: m.speed,
+          engine: m.engine,
+          format: STREAM_FORMAT,
+          door: 'stream',
+          lexicons: m.lexicons,
+          onQueued: (position) => this.send({ type: 'queued', position, ...idPart }),
+        },
         job.abort.signal,
       );
       for await (const chunk of speech.chunks) {
         if (chunk.bytes.length > 0) {
           samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
-          this.send({
-            type: 'audio',
-            audio: Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength).toString('base64'),
-            ...idPart,
-            ...(chunk.words && chunk.words.length > 0 ? { words: chunk.words } : {}),
-          });
+          this.send({ type: 'audio', audio: base64(chunk), ...idPart, ...(chunk.words && chunk.words.length > 0 ? { words: chunk.words } : {}), ...(chunk.marks && chunk.marks.length > 0 ? { marks: chunk.marks } : {}) });
         }
         await this.waitForRoom(job.abort.signal);
       }
@@ -187,6 +330,63 @@ export class StreamConnection {
     const cancelled = job.abort.signal.aborted;
     // Usage was recorded by the speech service once the last chunk was taken (a cancelled request is not counted).
     this.send({ type: 'done', ...idPart, samples, seconds: samples / STREAM_SAMPLE_RATE, ...(cancelled ? { cancelled: true } : {}) });
+  }
+
+  /**
+   * One sentence of a context, through the speech service like any request (so limits, scheduling, cache and
+   * usage apply per sentence). An utterance counts once against the rate limit, at its first sentence.
+   */
+  private async runSentence(job: SentenceJob): Promise<void> {
+    const { app, principal } = this;
+    const { context, work, abort } = job;
+    const { signal } = abort;
+    try {
+      if (!(await this.credentialHolds())) return;
+      if (!context.charged) {
+        await enforceApiLimit(app, null, principal, this.ip);
+        context.charged = true;
+      }
+      if (signal.aborted) return;
+      const { voiceId, engine, speed, lexicons } = context.voice;
+      const speech = await app.services.speech.speak(
+        speechCaller(principal),
+        {
+          text: work.text,
+          voiceId,
+          speed,
+          engine,
+          format: STREAM_FORMAT,
+          door: 'stream',
+          pauseBefore: work.pauseBefore,
+          lexicons,
+          onQueued: (position) => this.send({ type: 'queued', position, context_id: context.id }),
+        },
+        signal,
+      );
+      const before = context.samples / STREAM_SAMPLE_RATE;
+      for await (const chunk of speech.chunks) {
+        // Checked before every message: a cancel answered on this thread is never followed by this context's audio.
+        if (signal.aborted) break;
+        if (chunk.bytes.length > 0) {
+          context.samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
+          const words = chunk.words && chunk.words.length > 0 ? { words: shiftWords(chunk.words, before, work.offset) } : {};
+          const marks = chunk.marks && chunk.marks.length > 0 ? { marks: chunk.marks.map((m) => ({ ...m, time: round3(m.time + before) })) } : {};
+          this.send({ type: 'audio', audio: base64(chunk), context_id: context.id, ...words, ...marks });
+        }
+        await this.waitForRoom(signal);
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      context.queuedChars -= work.text.length;
+    }
+  }
+
+  private finishUtterance(context: InputContext): void {
+    const { samples } = context;
+    this.send({ type: 'done', context_id: context.id, samples, seconds: samples / STREAM_SAMPLE_RATE });
+    context.endUtterance();
+    if (context.ending && this.contexts.get(context.id) === context) this.contexts.delete(context.id);
   }
 
   /** Waits while the socket holds more than the bound; drops the client if it never catches up. */

@@ -36,7 +36,8 @@ export const fliteInfo: EngineInfo = {
   languages: ['en', 'en-gb-scotland', 'en-us'],
   sampleRate: FLITE_SAMPLE_RATE,
   capabilities: {
-    wordEvents: false,
+    // From flite's own segment timing (-psdur), not spread evenly.
+    wordEvents: true,
     streaming: false,
     controls: ['pitchHz', 'rate'],
     variants: false,
