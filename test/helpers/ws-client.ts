@@ -12,6 +12,17 @@ export interface StreamMsg {
   seconds?: number;
   cancelled?: boolean;
   words?: Array<{ word: string; start: number; end: number; offset?: number; length?: number }>;
+  marks?: Array<{ name: string; time: number }>;
+  position?: number;
+  retry_after?: number;
+}
+
+export interface OpenOptions {
+  /** Options for the `ws` client, e.g. headers with a cookie and an origin. */
+  ws?: WebSocket.ClientOptions;
+  protocols?: string[];
+  /** How long `until` waits when the call names no bound; Infinity waits for the message however long it takes. */
+  timeoutMs?: number;
 }
 
 /** A /v1/ws/stream client that records every message and lets a test wait for the next one matching a predicate. */
@@ -20,7 +31,10 @@ export class StreamClient {
   private waiters: Array<() => void> = [];
   closed: { code: number; reason: string } | null = null;
 
-  constructor(readonly ws: WebSocket) {
+  constructor(
+    readonly ws: WebSocket,
+    private readonly timeoutMs = 60_000,
+  ) {
     ws.on('message', (d) => {
       this.messages.push(JSON.parse(d.toString()) as StreamMsg);
       for (const w of this.waiters.splice(0)) w();
@@ -31,9 +45,9 @@ export class StreamClient {
     });
   }
 
-  static async open(url: string, options?: WebSocket.ClientOptions, protocols?: string[]): Promise<StreamClient> {
-    const ws = new WebSocket(url, protocols, options);
-    const client = new StreamClient(ws);
+  static async open(url: string, options: OpenOptions = {}): Promise<StreamClient> {
+    const ws = new WebSocket(url, options.protocols, options.ws);
+    const client = new StreamClient(ws, options.timeoutMs);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -46,7 +60,7 @@ export class StreamClient {
   }
 
   /** The first message from index `from` on that matches. */
-  async until(pred: (m: StreamMsg) => boolean, from = 0, timeoutMs = 60_000): Promise<StreamMsg> {
+  async until(pred: (m: StreamMsg) => boolean, from = 0, timeoutMs = this.timeoutMs): Promise<StreamMsg> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.slice(from).find(pred);
@@ -58,6 +72,13 @@ export class StreamClient {
         setTimeout(r, 100);
       });
     }
+  }
+
+  /** The close code and reason once the server closes, or null if it has not within `ms`. */
+  async closedWithin(ms: number): Promise<{ code: number; reason: string } | null> {
+    const deadline = Date.now() + ms;
+    while (!this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return this.closed;
   }
 
   /** float32 samples of the audio messages matching `which` (by id or context_id). */

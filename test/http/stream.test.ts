@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { StreamClient, type OpenOptions, type StreamMsg } from '../helpers/ws-client.ts';
 
 let s: TestServer;
 let key: string;
@@ -15,63 +16,13 @@ after(async () => {
   await s.close();
 });
 
-type Msg = { type: string; audio?: string; id?: string; error?: string; samples?: number; cancelled?: boolean; words?: unknown[]; marks?: { name: string; time: number }[] };
-
 const wsUrl = (query = `?token=${key}`) => `${s.base.replace('http', 'ws')}/v1/ws/stream${query}`;
 
-/** A client that records every message and lets a test wait for the next one matching a predicate. */
-class Client {
-  readonly messages: Msg[] = [];
-  private waiters: Array<() => void> = [];
-  closed: { code: number; reason: string } | null = null;
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (d) => {
-      this.messages.push(JSON.parse(d.toString()) as Msg);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.on('close', (code, reason) => {
-      this.closed = { code, reason: reason.toString() };
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-  static async open(url: string, options?: WebSocket.ClientOptions, protocols?: string[]): Promise<Client> {
-    const ws = new WebSocket(url, protocols, options);
-    const client = new Client(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return client;
-  }
-  send(m: unknown): void {
-    this.ws.send(JSON.stringify(m));
-  }
-  async until(pred: (m: Msg) => boolean, from = 0, timeoutMs = 30_000): Promise<Msg> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.messages.slice(from).find(pred);
-      if (found) return found;
-      if (this.closed) throw new Error(`closed ${this.closed.code} ${this.closed.reason}`);
-      if (Date.now() > deadline) throw new Error('timed out waiting for a message');
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 100);
-      });
-    }
-  }
-  async closedWithin(ms: number): Promise<{ code: number; reason: string } | null> {
-    const deadline = Date.now() + ms;
-    while (!this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return this.closed;
-  }
-  /** float32 samples of the audio messages for request `id` (all when undefined). */
-  samples(id?: string): Float32Array {
-    const parts = this.messages.filter((m) => m.type === 'audio' && m.id === id).map((m) => Buffer.from(m.audio ?? '', 'base64'));
-    for (const p of parts) assert.equal(p.length % 4, 0, 'whole float32 samples in every chunk');
-    const all = Buffer.concat(parts);
-    return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength));
-  }
-}
+/** This file's clients fail a wait after 30 s, sooner than the helper's default. */
+const open = (url: string, options: Omit<OpenOptions, 'timeoutMs'> = {}) => StreamClient.open(url, { ...options, timeoutMs: 30_000 });
+
+/** Picks the messages of request `id`; undefined picks those sent with no id. */
+const ofId = (id: string | undefined) => (m: StreamMsg) => m.id === id;
 
 async function refusal(url: string, headers: Record<string, string> = {}, protocols?: string[]): Promise<{ status: number; body: { error?: string } }> {
   return new Promise((resolve, reject) => {
@@ -88,10 +39,10 @@ async function refusal(url: string, headers: Record<string, string> = {}, protoc
 
 describe('stream: happy path', () => {
   test('chunks of float32 24 kHz speech, then done; duration and pitch fit the text', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     c.send({ type: 'synthesize', text: 'Hello from the stream. This is the second sentence of the test.', voice_id: 'flite-slt', engine: 'flite' });
     const done = await c.until((m) => m.type === 'done');
-    const audio = c.samples();
+    const audio = c.samples(ofId(undefined));
     const chunks = c.messages.filter((m) => m.type === 'audio').length;
     assert.ok(chunks >= 2, `${chunks} chunks`);
     assert.equal(done.samples, audio.length);
@@ -104,7 +55,7 @@ describe('stream: happy path', () => {
   });
 
   test('SSML marks come with the audio they fall in, in order, inside the audio', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     c.send({ type: 'synthesize', text: '<speak>Hello there, <mark name="one"/>my friend. <break time="300ms"/><mark name="two"/>Goodbye now.</speak>', voice_id: 'flite-slt', id: 'm' });
     const done = await c.until((m) => m.type === 'done');
     const marks = c.messages.flatMap((m) => (m.type === 'audio' ? (m.marks ?? []) : []));
@@ -115,42 +66,42 @@ describe('stream: happy path', () => {
   });
 
   test('default voice, optional speed, ids echoed; a male voice is lower', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     c.send({ type: 'synthesize', text: 'One two three four five.', id: 'slow', speed: 0.5 });
     c.send({ type: 'synthesize', text: 'One two three four five.', id: 'fast', speed: 2 });
     c.send({ type: 'synthesize', text: 'One two three four five.', id: 'male', voice_id: 'espeak-en-us-male-1' });
     await c.until((m) => m.type === 'done' && m.id === 'male');
     const order = c.messages.filter((m) => m.type === 'done').map((m) => m.id);
     assert.deepEqual(order, ['slow', 'fast', 'male'], 'requests on one connection run in order');
-    const slow = c.samples('slow').length;
-    const fast = c.samples('fast').length;
+    const slow = c.samples(ofId('slow')).length;
+    const fast = c.samples(ofId('fast')).length;
     assert.ok(slow / fast > 2.5, `speed 0.5 vs 2: ${slow / fast}`);
-    assert.ok(measurePitch(c.samples('male'), 24000).medianHz < measurePitch(c.samples('slow'), 24000).medianHz);
+    assert.ok(measurePitch(c.samples(ofId('male')), 24000).medianHz < measurePitch(c.samples(ofId('slow')), 24000).medianHz);
     assert.ok(c.messages.filter((m) => m.type === 'audio').every((m) => m.id !== undefined));
     c.ws.close();
   });
 
   test('key as a subprotocol, and a session cookie from our origin, are accepted', async () => {
-    const viaProtocol = await Client.open(wsUrl(''), undefined, ['voxsmith.v1', key]);
+    const viaProtocol = await open(wsUrl(''), { protocols: ['voxsmith.v1', key] });
     assert.equal(viaProtocol.ws.protocol, 'voxsmith.v1', 'the key is never echoed back');
     viaProtocol.send({ type: 'synthesize', text: 'Hi.' });
     await viaProtocol.until((m) => m.type === 'done');
     viaProtocol.ws.close();
-    const viaCookie = await Client.open(wsUrl(''), { headers: { cookie, origin: s.origin } });
+    const viaCookie = await open(wsUrl(''), { ws: { headers: { cookie, origin: s.origin } } });
     viaCookie.send({ type: 'synthesize', text: 'Hi.' });
     await viaCookie.until((m) => m.type === 'done');
     viaCookie.ws.close();
   });
 
   test('cancel stops the current request; the next one still runs', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     const long = Array.from({ length: 40 }, (_, i) => `This is sentence ${i + 1}, which nobody will hear.`).join(' ');
     c.send({ type: 'synthesize', text: long, id: 'long', voice_id: 'espeak-en-us-male-1' });
     await c.until((m) => m.type === 'audio' && m.id === 'long');
     c.send({ type: 'cancel' });
     const done = await c.until((m) => m.type === 'done' && m.id === 'long');
     assert.equal(done.cancelled, true);
-    assert.ok(c.samples('long').length / 24000 < 60, 'stopped early');
+    assert.ok(c.samples(ofId('long')).length / 24000 < 60, 'stopped early');
     c.send({ type: 'synthesize', text: 'After the cancel.', id: 'next' });
     const next = await c.until((m) => m.type === 'done' && m.id === 'next');
     assert.ok((next.samples ?? 0) > 0);
@@ -160,7 +111,7 @@ describe('stream: happy path', () => {
 
 describe('stream: errors keep the connection usable', () => {
   test('bad JSON, unknown type, missing text, unknown voice/engine, wrong engine, too long, bad speed', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     const bad: Array<[string | object, RegExp]> = [
       ['{not json', /JSON/],
       [{ type: 'dance' }, /unknown message type/],
@@ -185,7 +136,7 @@ describe('stream: errors keep the connection usable', () => {
   });
 
   test('a frame over 64 KiB closes the connection with 1009', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     c.ws.send('x'.repeat(70 * 1024));
     const closed = await c.closedWithin(5000);
     assert.equal(closed?.code, 1009);
@@ -212,7 +163,7 @@ describe('stream: security', () => {
   // printed by the multi-node test, not asserted here.
   test('revoking the key closes its open stream (1008)', async () => {
     const other = await s.newKey('revoke-stream@example.com');
-    const c = await Client.open(wsUrl(`?token=${other.key}`));
+    const c = await open(wsUrl(`?token=${other.key}`));
     c.send({ type: 'synthesize', text: 'Hi.' });
     await c.until((m) => m.type === 'done');
     const revoked = await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: other.id }, cookie: other.cookie, sameOrigin: true });
@@ -224,7 +175,7 @@ describe('stream: security', () => {
 
   test('a revocation whose broadcast was lost still closes the stream on the next resync', async () => {
     const other = await s.newKey('resync-stream@example.com');
-    const c = await Client.open(wsUrl(`?token=${other.key}`));
+    const c = await open(wsUrl(`?token=${other.key}`));
     c.send({ type: 'synthesize', text: 'Hi.' });
     await c.until((m) => m.type === 'done');
     // Revoke behind the broadcast's back, as when Redis was away on the node that revoked.
@@ -236,7 +187,7 @@ describe('stream: security', () => {
   });
 
   test('the token never reaches the log', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     c.ws.close();
     const log = s.logs.join('');
     assert.ok(log.includes('/v1/ws/stream'));
@@ -244,7 +195,7 @@ describe('stream: security', () => {
   });
 
   test('a client that never reads is dropped; server memory stays bounded', async () => {
-    const c = await Client.open(wsUrl());
+    const c = await open(wsUrl());
     const long = Array.from({ length: 150 }, (_, i) => `Sentence ${i + 1} goes to a client that has stopped reading.`).join(' ');
     const heapBefore = process.memoryUsage().heapUsed;
     // Stop reading: pause the underlying TCP socket so the server's writes back up.
