@@ -4,8 +4,8 @@
 // every door, and a WebSocket request that has to wait hears its place in line before its first audio.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { StreamClient } from '../helpers/ws-client.ts';
 
 const VOICE = 'espeak-en-us-male-1';
 const MAX_PER_KEY = 4;
@@ -59,34 +59,8 @@ function speak(key: string, text: string, format = 'wav'): Pending {
   return { response, abort };
 }
 
-type StreamMessage = { type: string; position?: number; id?: string; code?: string; retry_after?: number; error?: string };
-
-/** A WebSocket client that records every message it receives. */
-async function openStream(key: string): Promise<{ ws: WebSocket; messages: StreamMessage[]; next: (pred: (m: StreamMessage) => boolean) => Promise<StreamMessage> }> {
-  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
-  const messages: StreamMessage[] = [];
-  const waiters: Array<{ pred: (m: StreamMessage) => boolean; resolve: (m: StreamMessage) => void; from: number }> = [];
-  ws.on('message', (data) => {
-    const m = JSON.parse(data.toString()) as StreamMessage;
-    messages.push(m);
-    for (const w of [...waiters]) {
-      if (w.pred(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  const next = (pred: (m: StreamMessage) => boolean): Promise<StreamMessage> => {
-    const seen = messages.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ pred, resolve, from: messages.length }));
-  };
-  return { ws, messages, next };
-}
+/** No bound on a wait: like the gauges above, a stream waits for its message however long the queue takes. */
+const openStream = (key: string) => StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`, { timeoutMs: Infinity });
 
 describe('fair scheduling: round-robin per key', () => {
   test('a key with three long requests does not starve another key: its one request is served next', async () => {
@@ -185,8 +159,8 @@ describe('MAX_CONCURRENT_PER_KEY', () => {
     }
 
     const stream = await openStream(c.key);
-    stream.ws.send(JSON.stringify({ type: 'synthesize', text: 'One more.', id: 'fifth', voice_id: VOICE }));
-    const refused = await stream.next((m) => m.type === 'error');
+    stream.send({ type: 'synthesize', text: 'One more.', id: 'fifth', voice_id: VOICE });
+    const refused = await stream.until((m) => m.type === 'error');
     assert.equal(refused.code, 'concurrency_limited');
     assert.equal(refused.retry_after, 1);
     assert.equal(refused.id, 'fifth');
@@ -222,9 +196,9 @@ describe('WebSocket: a waiting request is told its place', () => {
     const g1 = await openStream(g.key);
     const f2 = await openStream(f.key);
     const h1 = await openStream(h.key);
-    const ask = async (c: Awaited<ReturnType<typeof openStream>>, id: string, position: number) => {
-      c.ws.send(JSON.stringify({ type: 'synthesize', text: `Request ${id} is spoken.`, id, voice_id: VOICE }));
-      const queued = await c.next((m) => m.type === 'queued');
+    const ask = async (c: StreamClient, id: string, position: number) => {
+      c.send({ type: 'synthesize', text: `Request ${id} is spoken.`, id, voice_id: VOICE });
+      const queued = await c.until((m) => m.type === 'queued');
       assert.deepEqual(queued, { type: 'queued', position, id });
     };
     await ask(f1, 'f1', 1);
@@ -232,11 +206,11 @@ describe('WebSocket: a waiting request is told its place', () => {
     await ask(f2, 'f2', 3);
     // H runs nothing, F already has f1 ahead: H goes before F's second request, which moves back to 4.
     await ask(h1, 'h1', 3);
-    await f2.next((m) => m.type === 'queued' && m.position === 4);
+    await f2.until((m) => m.type === 'queued' && m.position === 4);
 
     const doneOrder: string[] = [];
     const finished = [f1, g1, f2, h1].map(async (c) => {
-      const done = await c.next((m) => m.type === 'done' || m.type === 'error');
+      const done = await c.until((m) => m.type === 'done' || m.type === 'error');
       assert.equal(done.type, 'done', JSON.stringify(done));
       doneOrder.push(done.id as string);
     });
@@ -244,7 +218,7 @@ describe('WebSocket: a waiting request is told its place', () => {
     await Promise.all(finished);
     assert.deepEqual(doneOrder, ['f1', 'g1', 'h1', 'f2']);
 
-    const positions = (c: Awaited<ReturnType<typeof openStream>>) => {
+    const positions = (c: StreamClient) => {
       const firstAudio = c.messages.findIndex((m) => m.type === 'audio');
       assert.ok(firstAudio > 0, 'audio came, after the queued messages');
       assert.ok(c.messages.slice(firstAudio).every((m) => m.type !== 'queued'), 'no queued message after audio');
@@ -261,8 +235,8 @@ describe('WebSocket: a waiting request is told its place', () => {
   test('a request that starts at once gets no queued message', async () => {
     const k = await s.newKey('ws-idle@example.com');
     const c = await openStream(k.key);
-    c.ws.send(JSON.stringify({ type: 'synthesize', text: 'Straight away.', id: 'now', voice_id: VOICE }));
-    await c.next((m) => m.type === 'done');
+    c.send({ type: 'synthesize', text: 'Straight away.', id: 'now', voice_id: VOICE });
+    await c.until((m) => m.type === 'done');
     assert.ok(c.messages.every((m) => m.type !== 'queued'));
     c.ws.close();
   });
