@@ -6,6 +6,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ApiKeyService } from '../accounts/api-keys.ts';
 import { AppError } from '../errors.ts';
 import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
+import { SentenceStream, type ReadySentence } from '../synth/text/incremental.ts';
+import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import { encodeEvent, FrameError, FrameReader, type WyomingEvent } from './frames.ts';
 import { ttsInfo } from './info.ts';
@@ -30,15 +32,6 @@ export interface WyomingOptions {
 const MAX_CONNECTIONS = 64;
 /** A connection that sends nothing for this long is closed. */
 const IDLE_MS = 5 * 60_000;
-/** Text a streamed sentence may be followed by before it counts as complete. */
-const SENTENCE_END = /[.!?…。！？]+["'”’)\]]*\s/g;
-
-/** The text up to and including the last complete sentence, and what follows it. */
-export function splitComplete(text: string): [string, string] {
-  let end = -1;
-  for (const m of text.matchAll(SENTENCE_END)) end = m.index + m[0].length;
-  return end < 0 ? ['', text] : [text.slice(0, end), text.slice(end)];
-}
 
 function voiceName(data: Record<string, unknown>): string | undefined {
   const voice = data.voice;
@@ -118,9 +111,18 @@ export class WyomingServer {
   }
 }
 
+/** A synthesize-start … synthesize-stop stream: its sentences are cut as the WebSocket's input streaming cuts them. */
+interface TextStream {
+  voice: string | undefined;
+  text: SentenceStream;
+  /** The break after the last sentence spoken: the pause before the next. */
+  lastBreak: Break | undefined;
+  audioStarted: boolean;
+}
+
 /** One client: its streaming state and the events it is sent. */
 class Connection {
-  private stream: { voice: string | undefined; text: string; audioStarted: boolean } | undefined;
+  private stream: TextStream | undefined;
 
   constructor(
     private readonly deps: WyomingDeps,
@@ -143,31 +145,27 @@ class Connection {
         // Sent beside the streaming events for servers that do not stream; the stream already carries the text.
         if (this.stream) return;
         const text = typeof data.text === 'string' ? data.text : '';
-        const started = await this.speak(text, voiceName(data), false);
-        if (started) await this.send('audio-stop', {});
+        if (await this.speak(text, voiceName(data), false)) await this.send('audio-stop', {});
         return;
       }
       case 'synthesize-start':
-        this.stream = { voice: voiceName(data), text: '', audioStarted: false };
+        this.stream = { voice: voiceName(data), text: new SentenceStream(), lastBreak: undefined, audioStarted: false };
         return;
       case 'synthesize-chunk': {
         const stream = this.stream;
         if (!stream) return this.error('validation', 'synthesize-chunk without synthesize-start');
-        stream.text += typeof data.text === 'string' ? data.text : '';
-        if (stream.text.length > this.deps.maxTextChars) {
-          stream.text = '';
+        const piece = typeof data.text === 'string' ? data.text : '';
+        if (stream.text.pendingChars + piece.length > this.deps.maxTextChars) {
+          stream.text.reset();
           return this.error('text_too_long', `streamed text has no sentence end within ${this.deps.maxTextChars} characters`);
         }
-        // A sentence is spoken as soon as it is complete.
-        const [complete, rest] = splitComplete(stream.text);
-        stream.text = rest;
-        if (complete.trim() !== '') stream.audioStarted = (await this.speak(complete, stream.voice, stream.audioStarted)) || stream.audioStarted;
-        return;
+        // A sentence is spoken as soon as it is complete: once the next one has begun.
+        return this.speakSentences(stream, stream.text.push(piece));
       }
       case 'synthesize-stop': {
         const stream = this.stream;
         if (!stream) return this.error('validation', 'synthesize-stop without synthesize-start');
-        if (stream.text.trim() !== '') stream.audioStarted = (await this.speak(stream.text, stream.voice, stream.audioStarted)) || stream.audioStarted;
+        await this.speakSentences(stream, stream.text.flush());
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
         await this.send('synthesize-stopped', {});
@@ -180,14 +178,28 @@ class Connection {
   }
 
   /**
-   * Speaks `text` as audio-chunks, after an audio-start unless one was already sent; returns whether audio
-   * started. Failures become an `error` event.
+   * Speaks a stream's newly complete sentences in order, one request each, each after the pause its
+   * predecessor's end calls for (as the WebSocket's input streaming does). A failure (one `error` event) drops
+   * the rest of them: they would fail alike.
    */
-  private async speak(text: string, voiceId: string | undefined, audioStarted: boolean): Promise<boolean> {
+  private async speakSentences(stream: TextStream, sentences: ReadySentence[]): Promise<void> {
+    for (const sentence of sentences) {
+      const spoken = await this.speak(sentence.text, stream.voice, stream.audioStarted, stream.lastBreak);
+      stream.lastBreak = sentence.break;
+      if (!spoken) return;
+      stream.audioStarted = true;
+    }
+  }
+
+  /**
+   * Speaks `text` as audio-chunks, after an audio-start unless one was already sent; returns whether it was
+   * spoken (and so audio has started). Failures become an `error` event.
+   */
+  private async speak(text: string, voiceId: string | undefined, audioStarted: boolean, pauseBefore?: Break): Promise<boolean> {
     try {
       const { keyId } = this.caller;
       if (keyId && !(await this.deps.apiKeys.isActive(keyId))) throw new AppError('unauthorized', 'WYOMING_API_KEY has been revoked');
-      const spoken = await this.deps.speech.speak(this.caller, { text, voiceId, format: 'pcm', door: 'wyoming' }, this.signal);
+      const spoken = await this.deps.speech.speak(this.caller, { text, voiceId, format: 'pcm', door: 'wyoming', pauseBefore }, this.signal);
       const format = { rate: spoken.info.sampleRate, width: 2, channels: 1 };
       if (!audioStarted) await this.send('audio-start', { ...format, timestamp: 0 });
       for await (const chunk of spoken.chunks) {
@@ -195,13 +207,13 @@ class Connection {
       }
       return true;
     } catch (err) {
-      if (this.signal.aborted) return audioStarted;
+      if (this.signal.aborted) return false;
       if (err instanceof AppError) await this.error(err.code, err.message);
       else {
         this.deps.log.error({ err }, 'Wyoming synthesis failed');
         await this.error('internal', 'synthesis failed');
       }
-      return audioStarted;
+      return false;
     }
   }
 
