@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
 import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { signIn } from './sign-in.ts';
 
 // What a new user meets, at desktop (1280 px) and phone (390 px) width: sign-in, the verify page (and a used
 // link), the header, the voice picker, the voices page, keys with working snippets, usage with a CSV, the
@@ -60,18 +61,6 @@ async function axe(label: string): Promise<void> {
   })()`);
   const serious = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(serious, [], `${label}: axe found ${serious.map((v) => `${v.id} (${v.help}) at ${v.nodes.join(', ')}`).join('; ')}`);
-}
-
-async function signIn(email: string): Promise<void> {
-  const before = server.mail.messages.length;
-  await page.goto(server.base + '/');
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Check your mail' }).waitFor();
-  const token = await server.mail.tokenFor(email, before);
-  await page.goto(`${server.base}/verify?token=${token}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
 }
 
 /** Navigates through the header as a person does: on a phone, through its menu. */
@@ -141,7 +130,7 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
 
   test('header: the API reference is linked; on a phone it is one row with a menu', async () => {
     await setWidth(WIDTHS[0]);
-    await signIn('dana@example.com');
+    await signIn(page, server, 'dana@example.com');
     const docs = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API docs' });
     assert.equal(await docs.getAttribute('href'), '/docs');
     assert.equal(await page.getByRole('button', { name: 'Menu' }).isVisible(), false, 'no menu button on a desktop');

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
 import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { signIn } from './sign-in.ts';
 
 // The lexicon editor in Debian's Chromium, as a person uses it: create a lexicon, add, hear, edit and delete
 // rules, make it the default, import a PLS file (and see a malformed one refused with its position).
@@ -52,14 +53,7 @@ const PLS = `<?xml version="1.0" encoding="UTF-8"?>
 
 describe('lexicon editor in Chromium', { skip }, () => {
   test('sign in and open Lexicons from the navigation', async () => {
-    await page.goto(server.base + '/');
-    const before = server.mail.messages.length;
-    await page.getByLabel('E-mail address').fill(EMAIL);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    const token = await server.mail.tokenFor(EMAIL, before);
-    await page.goto(`${server.base}/verify?token=${token}`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
+    await signIn(page, server, EMAIL);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Lexicons', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Lexicons' }).waitFor();
     await page.getByText('None yet.').waitFor();
