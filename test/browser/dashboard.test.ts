@@ -5,16 +5,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
-import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
-import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { launch, type BrowserSession } from './chromium.ts';
+import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 import { pcm16Wav, sine } from '../audio/signals.ts';
 import { chooseVoice, voiceIdByName } from './voice-picker.ts';
 
 // The dashboard end to end in Debian's Chromium: every step is what a person does, through the real
 // SMTP sink, the real API and the real WebSocket stream. Screenshots go to test-artifacts/browser/.
-const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
-const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+const skip = browserSkip();
 
 const EMAIL = 'dana@example.com';
 const UI_TIMEOUT = 20_000;

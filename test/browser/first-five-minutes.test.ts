@@ -2,21 +2,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
-import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
-import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { launch, type BrowserSession } from './chromium.ts';
+import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 import { signIn } from './sign-in.ts';
 
 // What a new user meets, at desktop (1280 px) and phone (390 px) width: sign-in, the verify page (and a used
 // link), the header, the voice picker, the voices page, keys with working snippets, usage with a CSV, the
 // recorder, /docs with a playing "Try it out", and an axe-core check of every page.
-const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
-const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+const skip = browserSkip();
 
 const MAX_TEXT_CHARS = 300;
 const WIDTHS = [

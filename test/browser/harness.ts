@@ -1,12 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { freePort } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
+import { chromiumAvailable, CHROMIUM_PATH } from './chromium.ts';
+
+/** Why the Chromium tests cannot run here (no Chromium, or the dashboard not built), or false when they can. */
+export function browserSkip(): string | false {
+  if (!chromiumAvailable()) return `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`;
+  return existsSync(join(DASHBOARD_DIST, 'index.html')) ? false : 'web/dist is not built (npm run build:web)';
+}
 
 export interface BrowserServer {
   app: FastifyInstance;

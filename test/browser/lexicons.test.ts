@@ -1,17 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
-import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
-import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { launch, type BrowserSession } from './chromium.ts';
+import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 import { signIn } from './sign-in.ts';
 
 // The lexicon editor in Debian's Chromium, as a person uses it: create a lexicon, add, hear, edit and delete
 // rules, make it the default, import a PLS file (and see a malformed one refused with its position).
-const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
-const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+const skip = browserSkip();
 
 const EMAIL = 'lex@example.com';
 const UI_TIMEOUT = 20_000;

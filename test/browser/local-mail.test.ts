@@ -1,14 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
-import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
-import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { launch, type BrowserSession } from './chromium.ts';
+import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 
 // A developer's machine: no SMTP server, so the sign-in link goes to DATA_DIR/outbox/ and the page says so.
-const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
-const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+const skip = browserSkip();
 
 let server: BrowserServer;
 let b: BrowserSession;

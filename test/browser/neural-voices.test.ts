@@ -1,17 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { writeVoicesDir } from '../helpers/onnx-models.ts';
-import { chromiumAvailable, CHROMIUM_PATH, launch, type BrowserSession } from './chromium.ts';
-import { startBrowserServer, type BrowserServer } from './harness.ts';
+import { launch, type BrowserSession } from './chromium.ts';
+import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 
 // An operator's VOICES_DIR seen from the dashboard: neural voices are listed with their badge and their
 // preview plays. The models are the tests' small generated ones, with Piper's and Kokoro's real signatures.
-const built = existsSync(join(DASHBOARD_DIST, 'index.html'));
-const skip = !chromiumAvailable() ? `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)` : !built ? 'web/dist is not built (npm run build:web)' : false;
+const skip = browserSkip();
 
 let server: BrowserServer;
 let b: BrowserSession;
