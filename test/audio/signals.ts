@@ -37,6 +37,14 @@ export function rms(x: Float32Array): number {
   return Math.sqrt(s / Math.max(1, x.length));
 }
 
+/** Little-endian 16-bit PCM (a `pcm` response body, a WAV's data) as samples in [-1, 1). */
+export function pcm16Samples(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float32Array(bytes.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(2 * i, true) / 32768;
+  return out;
+}
+
 /** A mono 16-bit PCM WAV file of `samples` (integer sample values, clamped to 16 bits). */
 export function pcm16Wav(samples: ArrayLike<number>, rate: number): Buffer {
   const n = samples.length;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
+import { pcm16Samples } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -31,13 +32,6 @@ async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
   const parts: Uint8Array[] = [];
   for await (const part of stream) parts.push(part);
   return Buffer.concat(parts);
-}
-
-function pcm16(bytes: Uint8Array): Float32Array {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(Math.floor(bytes.length / 2));
-  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(i * 2, true) / 32768;
-  return out;
 }
 
 interface Alignment {
@@ -69,7 +63,7 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
   before(async () => {
     const res = await s.request('/v1/speak', { json: { text: TEXT, voice_id: VOICE, format: 'pcm' }, bearer: key });
     assert.equal(res.status, 200);
-    reference = pcm16(new Uint8Array(await res.arrayBuffer())).length / 24_000;
+    reference = pcm16Samples(new Uint8Array(await res.arrayBuffer())).length / 24_000;
     assert.ok(reference > 3 && reference < 12, `reference ${reference} s`);
   });
 
@@ -83,14 +77,14 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
   });
 
   test('stream: pcm_24000 is raw 16-bit PCM at 24 kHz; voice_settings.speed applies', async () => {
-    const normal = pcm16(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000' })));
+    const normal = pcm16Samples(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000' })));
     assert.ok(Math.abs(normal.length / 24_000 - reference) < 0.1, `${normal.length / 24_000} s vs ${reference} s`);
     const pitch = measurePitch(normal, 24_000).medianHz;
     assert.ok(pitch > 150, `female voice at ${pitch} Hz`);
-    const fast = pcm16(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000', voiceSettings: { speed: 1.5, stability: 0.3 } })));
+    const fast = pcm16Samples(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000', voiceSettings: { speed: 1.5, stability: 0.3 } })));
     assert.ok(fast.length < normal.length * 0.8, `speed 1.5: ${fast.length / 24_000} s vs ${normal.length / 24_000} s`);
     // pcm_16000: the same speech, at the rate it names.
-    const low = pcm16(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_16000' })));
+    const low = pcm16Samples(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_16000' })));
     assert.ok(Math.abs(low.length / 16_000 - reference) < 0.1, `${low.length / 16_000} s at 16 kHz vs ${reference} s`);
     assert.ok(Math.abs(measurePitch(low, 16_000).medianHz - pitch) < 15);
   });
@@ -115,7 +109,7 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
 
   test('convertWithTimestamps: base64 audio and a character alignment within it', async () => {
     const res = await eleven.textToSpeech.convertWithTimestamps(VOICE, { text: TEXT, outputFormat: 'pcm_24000' });
-    const samples = pcm16(Buffer.from(res.audioBase64, 'base64'));
+    const samples = pcm16Samples(Buffer.from(res.audioBase64, 'base64'));
     const seconds = samples.length / 24_000;
     assert.ok(Math.abs(seconds - reference) < 0.1);
     checkAlignment(res.alignment, TEXT, seconds);
@@ -138,7 +132,7 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
       merged.characterEndTimesSeconds.push(...chunk.alignment.characterEndTimesSeconds);
     }
     assert.ok(chunks >= 4 && timedChunks >= 2, `${chunks} chunks, ${timedChunks} with characters`);
-    const seconds = pcm16(Buffer.concat(audio)).length / 24_000;
+    const seconds = pcm16Samples(Buffer.concat(audio)).length / 24_000;
     assert.ok(Math.abs(seconds - reference) < 0.1);
     checkAlignment(merged, TEXT, seconds);
   });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
+import { pcm16Samples, rms } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -23,23 +24,10 @@ after(async () => {
 
 const TEXT = 'The quick brown fox jumps over the lazy dog. Then it runs into the forest.';
 
-function pcm16(bytes: Uint8Array): Float32Array {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(Math.floor(bytes.length / 2));
-  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(i * 2, true) / 32768;
-  return out;
-}
-
-function rms(x: Float32Array): number {
-  let sum = 0;
-  for (const v of x) sum += v * v;
-  return Math.sqrt(sum / Math.max(1, x.length));
-}
-
 async function ourPcm(voice_id: string): Promise<Float32Array> {
   const res = await s.request('/v1/speak', { json: { text: TEXT, voice_id, format: 'pcm' }, bearer: key });
   assert.equal(res.status, 200);
-  return pcm16(new Uint8Array(await res.arrayBuffer()));
+  return pcm16Samples(new Uint8Array(await res.arrayBuffer()));
 }
 
 describe('OpenAI client round trip', { skip: SKIP_NO_FFMPEG }, () => {
@@ -74,7 +62,7 @@ describe('OpenAI client round trip', { skip: SKIP_NO_FFMPEG }, () => {
 
   test('pcm is raw 16-bit little-endian mono at 24 kHz, like OpenAI’s', async () => {
     const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: TEXT, response_format: 'pcm' });
-    const samples = pcm16(new Uint8Array(await res.arrayBuffer()));
+    const samples = pcm16Samples(new Uint8Array(await res.arrayBuffer()));
     assert.ok(Math.abs(samples.length / 24_000 - reference) < 0.12);
     assert.ok(rms(samples) > 0.01);
   });
@@ -94,7 +82,7 @@ describe('OpenAI voices and models', () => {
     const { data, response } = await openai.audio.speech
       .create({ model, voice: voice as string, input, response_format: 'pcm' })
       .withResponse();
-    return { voiceId: response.headers.get('x-voice-id'), samples: pcm16(new Uint8Array(await data.arrayBuffer())) };
+    return { voiceId: response.headers.get('x-voice-id'), samples: pcm16Samples(new Uint8Array(await data.arrayBuffer())) };
   }
 
   test('female names sound female, male names male (measured pitch)', async () => {

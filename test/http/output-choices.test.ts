@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { SAMPLE_RATES, SPEECH_FORMATS } from '../../src/schemas/speech.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
+import { pcm16Samples, rms } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -34,19 +35,6 @@ async function audio(body: Record<string, unknown>): Promise<{ bytes: Uint8Array
   return { bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
 }
 
-function pcm16(bytes: Uint8Array): Float32Array {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(bytes.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(2 * i, true) / 32768;
-  return out;
-}
-
-function rms(x: Float32Array): number {
-  let sum = 0;
-  for (const v of x) sum += v * v;
-  return Math.sqrt(sum / Math.max(1, x.length));
-}
-
 function correlation(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
   let ab = 0;
@@ -63,7 +51,7 @@ function correlation(a: Float32Array, b: Float32Array): number {
 describe('sample_rate on /v1/speak', { skip: SKIP_NO_FFMPEG }, () => {
   let seconds = 0;
   before(async () => {
-    seconds = pcm16((await audio({ text: TEXT, format: 'pcm' })).bytes).length / 24_000;
+    seconds = pcm16Samples((await audio({ text: TEXT, format: 'pcm' })).bytes).length / 24_000;
     assert.ok(seconds > 1.5 && seconds < 8, `reference ${seconds} s`);
   });
 
@@ -84,7 +72,7 @@ describe('sample_rate on /v1/speak', { skip: SKIP_NO_FFMPEG }, () => {
     test(`pcm at ${rate} Hz: X-Sample-Rate says so and the sample count fits`, async () => {
       const { bytes, headers } = await audio({ text: TEXT, format: 'pcm', sample_rate: rate });
       assert.equal(headers.get('x-sample-rate'), String(rate));
-      const samples = pcm16(bytes);
+      const samples = pcm16Samples(bytes);
       assert.ok(Math.abs(samples.length - seconds * rate) < 0.01 * rate, `${samples.length} samples at ${rate} Hz for ${seconds} s`);
       // Read by ffmpeg as raw s16le at the stated rate: the same speech as the 24 kHz reference.
       const decoded = ffmpegDecode(tmp.file(`rate-${rate}.pcm`, bytes), { inputArgs: ['-f', 's16le', '-ar', String(rate), '-ac', '1'], rate: 24_000 });
@@ -112,7 +100,7 @@ describe('A-law', { skip: SKIP_NO_FFMPEG }, () => {
     assert.equal(info.codec, 'pcm_alaw');
     assert.equal(info.sampleRate, 8000);
     const decoded = ffmpegDecode(path);
-    const linear = pcm16((await audio({ text: TEXT, format: 'pcm', sample_rate: 8000 })).bytes);
+    const linear = pcm16Samples((await audio({ text: TEXT, format: 'pcm', sample_rate: 8000 })).bytes);
     assert.ok(Math.abs(decoded.length - linear.length) <= 1, `${decoded.length} vs ${linear.length} samples`);
     // A-law keeps ~13 bits of shape; read as mu-law (or as anything else) it would not match.
     assert.ok(correlation(decoded, linear) > 0.995, `correlation ${correlation(decoded, linear)}`);
