@@ -45,22 +45,31 @@ export function pcm16Samples(bytes: Uint8Array): Float32Array {
   return out;
 }
 
+/**
+ * The 44-byte header of a mono 16-bit PCM WAV; `dataBytes` is what it claims (capped at 32 bits), whatever
+ * follows, so a test can also write a header that lies.
+ */
+export function pcm16WavHeader(rate: number, dataBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(Math.min(0xffffffff, 36 + dataBytes), 4);
+  h.write('WAVEfmt ', 8, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(Math.min(0xffffffff, dataBytes), 40);
+  return h;
+}
+
 /** A mono 16-bit PCM WAV file of `samples` (integer sample values, clamped to 16 bits). */
 export function pcm16Wav(samples: ArrayLike<number>, rate: number): Buffer {
   const n = samples.length;
-  const out = Buffer.alloc(44 + n * 2);
-  out.write('RIFF', 0, 'ascii');
-  out.writeUInt32LE(36 + n * 2, 4);
-  out.write('WAVEfmt ', 8, 'ascii');
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(rate, 24);
-  out.writeUInt32LE(rate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36, 'ascii');
-  out.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]))), 44 + i * 2);
-  return out;
+  const data = Buffer.alloc(n * 2);
+  for (let i = 0; i < n; i++) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]))), i * 2);
+  return Buffer.concat([pcm16WavHeader(rate, data.length), data]);
 }

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pcm16Wav, pcm16WavHeader } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, transcode, uploadClone } from './helpers.ts';
 
@@ -19,28 +20,9 @@ after(async () => {
   await s?.close();
 });
 
-/** A 16-bit mono PCM WAV header; `dataBytes` is what the header claims, whatever follows. */
-function wavHeader(rate: number, dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(Math.min(0xffffffff, 36 + dataBytes), 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(Math.min(0xffffffff, dataBytes), 40);
-  return h;
-}
-
+/** A WAV of float samples, each clamped to [-1, 1] and scaled to 16 bits. */
 function wav(samples: Float32Array, rate: number): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((x, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, x)) * 32767), i * 2));
-  return Buffer.concat([wavHeader(rate, data.length), data]);
+  return pcm16Wav(Array.from(samples, (x) => Math.max(-1, Math.min(1, x)) * 32767), rate);
 }
 
 function noise(seconds: number, rate: number, amp: number): Float32Array {
@@ -67,7 +49,7 @@ describe('refused uploads', () => {
   });
 
   test('over 10 MiB: 413', async () => {
-    const big = Buffer.concat([wavHeader(16000, 10 * 1024 * 1024), Buffer.alloc(10 * 1024 * 1024)]);
+    const big = Buffer.concat([pcm16WavHeader(16000, 10 * 1024 * 1024), Buffer.alloc(10 * 1024 * 1024)]);
     await expectError(await uploadClone(s, key, big, { name: 'big' }), 413);
   });
 
@@ -78,7 +60,7 @@ describe('refused uploads', () => {
 
   test('over 120 s of audio: 413; a WAV header claiming hours is judged by the data it holds', async () => {
     // WAV cannot expand, so the claim is not a bomb: one real second is simply too short.
-    const claimsHours = Buffer.concat([wavHeader(48000, 3 * 3600 * 48000 * 2), Buffer.alloc(48000 * 2)]);
+    const claimsHours = Buffer.concat([pcm16WavHeader(48000, 3 * 3600 * 48000 * 2), Buffer.alloc(48000 * 2)]);
     await expectError(await uploadClone(s, key, claimsHours, { name: 'hours' }), 400, 'audio_too_short');
     const long = wav(new Float32Array(125 * 8000), 8000);
     await expectError(await uploadClone(s, key, long, { name: 'long' }), 413, 'audio_too_long');
