@@ -250,6 +250,8 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       await openNav('API keys', 'API keys');
       await page.getByLabel('Name', { exact: true }).fill(`snippets ${w.name}`);
       await page.getByRole('button', { name: 'Create key' }).click();
+      // The previous width's new key is still on the page until this one replaces it: wait for this one's panel.
+      await page.getByRole('heading', { name: `Your new key “snippets ${w.name}”` }).waitFor();
       const key = await page.getByLabel('New API key').inputValue();
       const tabs = page.getByRole('tablist', { name: 'Examples with your new key' }).getByRole('tab');
       assert.deepEqual(await tabs.allInnerTexts(), ['curl', 'OpenAI SDK (Python)', 'OpenAI SDK (JavaScript)', 'Voxsmith SDK']);
