@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
 import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
 import { requireAuth } from './plugins/auth.ts';
 import { keyIdOf, type Principal } from './types.ts';
@@ -61,4 +62,28 @@ export function sendAudio(request: FastifyRequest, reply: FastifyReply, signal: 
     .header('X-Voice-Id', speech.voiceId)
     .header('Cache-Control', 'no-store');
   return sendStreamed(request, reply, signal, bytes());
+}
+
+/** A whole speech read into memory, for the answers that send it as one JSON body with its timings. */
+export interface CollectedSpeech {
+  bytes: Buffer;
+  /** Seconds of audio. */
+  seconds: number;
+  words: WordTiming[];
+  marks: MarkTiming[];
+}
+
+/** Reads every chunk of `speech` (usage is counted once the last one is read). */
+export async function collectSpeech(speech: Speech): Promise<CollectedSpeech> {
+  const parts: Uint8Array[] = [];
+  const words: WordTiming[] = [];
+  const marks: MarkTiming[] = [];
+  let seconds = 0;
+  for await (const chunk of speech.chunks) {
+    parts.push(chunk.bytes);
+    seconds += chunk.seconds;
+    if (chunk.words) words.push(...chunk.words);
+    if (chunk.marks) marks.push(...chunk.marks);
+  }
+  return { bytes: Buffer.concat(parts), seconds, words, marks };
 }

@@ -9,12 +9,11 @@ import {
   ElevenLabsSpeechQuery,
   ElevenLabsVoiceParams,
 } from '../../schemas/elevenlabs.ts';
-import type { WordTiming } from '../../schemas/speech.ts';
 import { CharacterAligner, concatAlignments, emptyAlignment, type CharacterAlignment } from '../../speech/character-alignment.ts';
 import type { Speech } from '../../speech/speech-service.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import type { Principal } from '../types.ts';
-import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+import { collectSpeech, hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 const TAG = 'ElevenLabs compatible';
 const SECURITY: Array<Record<string, string[]>> = [{ xiApiKey: [] }, { apiKey: [] }, { session: [] }];
@@ -95,18 +94,11 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const signal = hangUpSignal(reply);
       const speech = await speak(request, signal, true);
-      const bytes: Uint8Array[] = [];
-      const words: WordTiming[] = [];
-      let seconds = 0;
-      for await (const chunk of speech.chunks) {
-        bytes.push(chunk.bytes);
-        seconds += chunk.seconds;
-        if (chunk.words) words.push(...chunk.words);
-      }
+      const { bytes, seconds, words } = await collectSpeech(speech);
       const aligner = new CharacterAligner(request.body.text);
       const alignment = concatAlignments([aligner.words(words), aligner.finish(seconds)]);
       reply.header('X-Voice-Id', speech.voiceId).header('Cache-Control', 'no-store');
-      return { audio_base64: Buffer.concat(bytes).toString('base64'), alignment, normalized_alignment: alignment };
+      return { audio_base64: bytes.toString('base64'), alignment, normalized_alignment: alignment };
     },
   );
 

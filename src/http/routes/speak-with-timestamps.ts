@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { DEFAULT_SPEECH_FORMAT, type MarkTiming, type WordTiming } from '../../schemas/speech.ts';
+import { DEFAULT_SPEECH_FORMAT } from '../../schemas/speech.ts';
 import { SpeakWithTimestampsBody, SpeechWithTimestamps, type SpeechTimestampsEvent } from '../../schemas/timestamps.ts';
 import type { Speech } from '../../speech/speech-service.ts';
 import type { Principal } from '../types.ts';
-import { hangUpSignal, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+import { collectSpeech, hangUpSignal, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 const base64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 
@@ -44,22 +44,13 @@ export async function speakWithTimestampsRoutes(app: FastifyInstance): Promise<v
       const signal = hangUpSignal(reply);
       // A download: the JSON holds the whole file, so FLAC gets its exact lengths in the header.
       const speech = await start(request.body, request.principal, signal, true);
-      const parts: Uint8Array[] = [];
-      const words: WordTiming[] = [];
-      const marks: MarkTiming[] = [];
-      let duration = 0;
-      for await (const chunk of speech.chunks) {
-        parts.push(chunk.bytes);
-        duration += chunk.seconds;
-        if (chunk.words) words.push(...chunk.words);
-        if (chunk.marks) marks.push(...chunk.marks);
-      }
+      const { bytes, seconds, words, marks } = await collectSpeech(speech);
       const body: SpeechWithTimestamps = {
-        audio: Buffer.concat(parts).toString('base64'),
+        audio: bytes.toString('base64'),
         format: speech.format,
         sample_rate: speech.info.sampleRate,
         voice_id: speech.voiceId,
-        duration: Math.round(duration * 1000) / 1000,
+        duration: Math.round(seconds * 1000) / 1000,
         words,
         marks,
       };
