@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -6,6 +6,7 @@ import { Page } from '../components/page.tsx';
 import { keySnippets, Snippets } from '../components/snippets.tsx';
 import { when } from '../format.ts';
 import { useFailure } from '../session.ts';
+import { useLoadedList } from '../loaded-list.ts';
 import type { ApiKey, CreatedApiKey } from '../types.ts';
 
 function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
@@ -57,10 +58,11 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
   );
 }
 
+const listKeys = () => api.listKeys();
+
 export function KeysPage() {
   const fail = useFailure();
-  const [keys, setKeys] = useState<ApiKey[] | null>(null);
-  const [listError, setListError] = useState<string | null>(null);
+  const { list: keys, error: listError, reload: load } = useLoadedList(listKeys);
   const [name, setName] = useState('');
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<string | null>(null);
@@ -71,19 +73,6 @@ export function KeysPage() {
   const [status, setStatus] = useState('');
   // The revoked row (and its button) disappears; focus goes to the list's heading instead of the page top.
   const listHeading = useRef<HTMLHeadingElement>(null);
-
-  const load = useCallback(async () => {
-    try {
-      setKeys(await api.listKeys());
-      setListError(null);
-    } catch (err) {
-      setListError(fail(err));
-    }
-  }, [fail]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function create(event: FormEvent) {
     event.preventDefault();

@@ -1,11 +1,12 @@
-import { useCallback, useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, speakBlob } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText, message } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { VoiceSelect } from '../components/voice-select.tsx';
 import { useFailure } from '../session.ts';
-import type { Lexicon, LexiconRule, LexiconSummary } from '../types.ts';
+import { useLoadedList } from '../loaded-list.ts';
+import type { Lexicon, LexiconRule } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
 type Kind = 'alias' | 'phoneme';
@@ -281,29 +282,17 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
   );
 }
 
+const listLexicons = () => api.listLexicons();
+
 export function LexiconsPage() {
   const fail = useFailure();
-  const [list, setList] = useState<LexiconSummary[] | null>(null);
-  const [listError, setListError] = useState<string | null>(null);
+  const { list, error: listError, reload: load } = useLoadedList(listLexicons);
   const [selected, setSelected] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [createError, setCreateError] = useState<string | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const file = useRef<HTMLInputElement>(null);
-
-  const load = useCallback(async () => {
-    try {
-      setList(await api.listLexicons());
-      setListError(null);
-    } catch (err) {
-      setListError(fail(err));
-    }
-  }, [fail]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function create(event: FormEvent) {
     event.preventDefault();
