@@ -11,6 +11,16 @@ export function ErrorText({ children, id }: { children: ReactNode; id?: string }
   );
 }
 
+/** An error beside a control (a play button), in its line; announced like ErrorText. */
+export function InlineError({ children }: { children: string | null }) {
+  if (!children) return null;
+  return (
+    <span className="error inline" role="alert">
+      {children}
+    </span>
+  );
+}
+
 /** A polite live region; it stays mounted so updates are announced. */
 export function StatusText({ children, className }: { children: ReactNode; className?: string }) {
   return (

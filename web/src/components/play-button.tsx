@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { previewBlob } from '../api.ts';
 import type { Voice } from '../types.ts';
-import { message } from './feedback.tsx';
+import { InlineError, message } from './feedback.tsx';
 
-type PlayState = 'idle' | 'loading' | 'playing' | 'ended' | 'error';
+export type PlayState = 'idle' | 'loading' | 'playing' | 'ended' | 'error';
 
 // One preview at a time across the page, and each preview synthesized once per visit.
 const player = document.createElement('audio');
@@ -103,11 +103,7 @@ export function PlayButton({ voice, language, label }: { voice: Voice; language?
       >
         <span aria-hidden="true">{state === 'playing' ? '■' : busy ? '…' : '▶'}</span> {state === 'playing' ? 'Stop' : 'Play'}
       </button>
-      {error ? (
-        <span className="error inline" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <InlineError>{error}</InlineError>
     </span>
   );
 }

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, speakBlob } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
-import { ErrorText, StatusText, message } from '../components/feedback.tsx';
+import { ErrorText, InlineError, StatusText, message } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
+import type { PlayState } from '../components/play-button.tsx';
 import { VoiceSelect } from '../components/voice-select.tsx';
 import { useFailure } from '../session.ts';
 import { useLoadedList } from '../loaded-list.ts';
@@ -36,7 +37,7 @@ const player = document.createElement('audio');
 
 /** Speaks a rule's grapheme with its lexicon applied, through the session's own speak path. */
 function HearIt({ lexicon, rule, voiceId }: { lexicon: string; rule: LexiconRule; voiceId: string }) {
-  const [state, setState] = useState<'idle' | 'loading' | 'playing' | 'ended' | 'error'>('idle');
+  const [state, setState] = useState<PlayState>('idle');
   const [error, setError] = useState<string | null>(null);
 
   async function play() {
@@ -61,11 +62,7 @@ function HearIt({ lexicon, rule, voiceId }: { lexicon: string; rule: LexiconRule
       <button type="button" className="play-button" data-state={state} aria-busy={state === 'loading'} disabled={state === 'loading'} onClick={() => void play()} aria-label={`Hear “${rule.grapheme}”`}>
         <span aria-hidden="true">▶</span> Hear it
       </button>
-      {error ? (
-        <span className="error inline" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <InlineError>{error}</InlineError>
     </span>
   );
 }
