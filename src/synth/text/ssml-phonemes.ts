@@ -3,8 +3,11 @@
 // phoneme ids as espeak's own IPA for those sounds. The tables cover the sounds of English and the common
 // European vowels and consonants; a symbol outside them is passed through (espeak then ignores it).
 
+/** Symbol pairs (from, to), longest symbols first. */
+type SymbolTable = readonly (readonly [string, string])[];
+
 // X-SAMPA -> IPA, longest symbols first.
-const XSAMPA: readonly (readonly [string, string])[] = [
+const XSAMPA: SymbolTable = [
   ['r\\`', 'ɻ'], ['@`', 'ɚ'], ['3`', 'ɝ'], ['r\\', 'ɹ'], ['tS', 'tʃ'], ['dZ', 'dʒ'], ['h\\', 'ɦ'], ['j\\', 'ʝ'],
   ['"', 'ˈ'], ['%', 'ˌ'], [':', 'ː'], ['A', 'ɑ'], ['{', 'æ'], ['V', 'ʌ'], ['O', 'ɔ'], ['@', 'ə'], ['3', 'ɜ'],
   ['E', 'ɛ'], ['I', 'ɪ'], ['U', 'ʊ'], ['Q', 'ɒ'], ['6', 'ɐ'], ['2', 'ø'], ['9', 'œ'], ['y', 'y'], ['Y', 'ʏ'],
@@ -12,24 +15,29 @@ const XSAMPA: readonly (readonly [string, string])[] = [
   ['x', 'x'], ['4', 'ɾ'], ['?', 'ʔ'], ['g', 'ɡ'], ['B', 'β'], ['G', 'ɣ'], ['.', '.'],
 ];
 
-/** X-SAMPA to IPA. */
-export function xsampaToIpa(s: string): string {
+/** Rewrites `s` symbol by symbol through `table` (longest first); a character no symbol starts with goes through `other`. */
+function transliterate(s: string, table: SymbolTable, other: (c: string) => string): string {
   let out = '';
   for (let i = 0; i < s.length; ) {
-    const hit = XSAMPA.find(([x]) => s.startsWith(x, i));
+    const hit = table.find(([x]) => s.startsWith(x, i));
     if (hit) {
       out += hit[1];
       i += hit[0].length;
     } else {
-      out += s[i];
+      out += other(s[i]);
       i++;
     }
   }
   return out;
 }
 
+/** X-SAMPA to IPA. */
+export function xsampaToIpa(s: string): string {
+  return transliterate(s, XSAMPA, (c) => c);
+}
+
 // IPA -> espeak-ng mnemonics (English phoneme table names), longest symbols first.
-const IPA: readonly (readonly [string, string])[] = [
+const IPA: SymbolTable = [
   ['tʃ', 'tS'], ['t͡ʃ', 'tS'], ['dʒ', 'dZ'], ['d͡ʒ', 'dZ'], ['aɪ', 'aI'], ['aʊ', 'aU'], ['eɪ', 'eI'], ['ɔɪ', 'OI'],
   ['oʊ', 'oU'], ['əʊ', '@U'], ['ɪə', 'i@'], ['ɛə', 'e@'], ['ʊə', 'U@'], ['ɑː', 'A:'], ['ɔː', 'O:'], ['ɜː', '3:'],
   ['iː', 'i:'], ['uː', 'u:'], ['ɝ', '3:'], ['ɚ', '3'], ['ɑ', 'A'], ['æ', 'a'], ['ʌ', 'V'], ['ɔ', 'O'], ['ə', '@'],
@@ -41,20 +49,8 @@ const IPA: readonly (readonly [string, string])[] = [
 
 /** IPA to espeak-ng phoneme mnemonics. */
 export function ipaToEspeak(s: string): string {
-  let out = '';
-  const text = s.normalize('NFC');
-  for (let i = 0; i < text.length; ) {
-    const hit = IPA.find(([x]) => text.startsWith(x, i));
-    if (hit) {
-      out += hit[1];
-      i += hit[0].length;
-    } else {
-      // Plain Latin letters are the same in both; anything else (tones, diacritics) is dropped.
-      if (/[a-z ]/.test(text[i])) out += text[i];
-      i++;
-    }
-  }
-  return out.trim();
+  // Plain Latin letters are the same in both; anything else (tones, diacritics) is dropped.
+  return transliterate(s.normalize('NFC'), IPA, (c) => (/[a-z ]/.test(c) ? c : '')).trim();
 }
 
 /** The espeak text input that says `ph` (`[[...]]`), or undefined when nothing of it is pronounceable. */
