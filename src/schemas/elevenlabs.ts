@@ -1,12 +1,12 @@
 // ElevenLabs-style routes: their request and response shapes (snake_case on the wire, as their API and SDKs
 // speak), so clients built on that API work with only the base URL and key changed. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_VOICE_ID_CHARS, SAMPLE_RATES } from './speech.ts';
+import { MAX_VOICE_ID_CHARS, SAMPLE_RATES, SPEED_MAX, SPEED_MIN, type SpeechFormat } from './speech.ts';
 
 /** Their voice settings: only `speed` maps onto ours; the others shape their neural models and are accepted and ignored. */
 export const ElevenLabsVoiceSettings = Type.Object(
   {
-    speed: Type.Optional(Type.Number({ description: 'Speaking rate, 1 = normal (our range, 0.25 to 4, applies)' })),
+    speed: Type.Optional(Type.Number({ description: `Speaking rate, 1 = normal (our range, ${SPEED_MIN} to ${SPEED_MAX}, applies)` })),
     stability: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
     similarity_boost: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
     style: Type.Optional(Type.Number({ description: 'Accepted and ignored' })),
@@ -98,7 +98,8 @@ export const ElevenLabsVoicePage = Type.Object({
 
 /** What one of their `output_format` names means here: one of our formats, at a rate where the format has a choice. */
 export interface ElevenLabsOutput {
-  format: 'mp3' | 'opus' | 'pcm' | 'wav' | 'mulaw' | 'alaw';
+  /** Every format of ours but FLAC, which their API does not offer. */
+  format: Exclude<SpeechFormat, 'flac'>;
   sampleRate?: number;
 }
 

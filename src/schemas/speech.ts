@@ -28,7 +28,7 @@ export const RATE_FORMATS = ['pcm', 'wav'] as const satisfies readonly SpeechFor
 
 export const SampleRateField = Type.Union(
   SAMPLE_RATES.map((r) => Type.Literal(r)),
-  { description: `Output sample rate in Hz for pcm and wav: ${SAMPLE_RATES.join(', ')}; 24000 by default (mulaw and alaw are always 8000)` },
+  { description: `Output sample rate in Hz for pcm and wav: ${SAMPLE_RATES.join(', ')}; ${STREAM_SAMPLE_RATE} by default (mulaw and alaw are always ${MULAW_SAMPLE_RATE})` },
 );
 
 /** Speaking rate: 1 is the voice's normal rate. */
