@@ -4,6 +4,7 @@
 // every door, and a WebSocket request that has to wait hears its place in line before its first audio.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { metricValue } from '../helpers/metrics.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { StreamClient } from '../helpers/ws-client.ts';
 
@@ -24,12 +25,7 @@ function longText(tag: string): string {
   return Array.from({ length: 120 }, (_, i) => `Request ${tag} says sentence number ${i + 1} of a long reading.`).join(' ');
 }
 
-async function metric(name: string): Promise<number> {
-  const text = await (await s.request('/metrics')).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  assert.ok(line, `${name} is exported`);
-  return Number(line.slice(name.length + 1));
-}
+const metric = (name: string): Promise<number> => metricValue(s, name);
 
 /** Polls the scheduler's queue gauge (no timing involved: it waits for a state, however long it takes). */
 async function untilWaiting(n: number): Promise<void> {

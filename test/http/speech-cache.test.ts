@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { previewText } from '../../src/schemas/previews.ts';
+import { metricValue } from '../helpers/metrics.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const CACHE_MB = 1;
@@ -17,12 +18,7 @@ after(async () => {
   await s.close();
 });
 
-async function metric(name: string): Promise<number> {
-  const text = await (await s.request('/metrics')).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  assert.ok(line, `${name} is exported`);
-  return Number(line.slice(name.length + 1));
-}
+const metric = (name: string): Promise<number> => metricValue(s, name);
 
 const hits = () => metric('voxsmith_synthesis_cache_hits_total');
 const misses = () => metric('voxsmith_synthesis_cache_misses_total');
