@@ -3,10 +3,10 @@
 // voices, stays within CACHE_MB; dashboard previews come from it and are not billed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { previewText } from '../../src/schemas/previews.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { StreamClient, type StreamMsg } from '../helpers/ws-client.ts';
 
 const CACHE_MB = 1;
 
@@ -66,21 +66,12 @@ describe('synthesis cache', () => {
 
   test('the WebSocket replays a cached answer with its audio and word timings, and the other doors share it', async () => {
     const { key } = await s.newKey('cache-ws@example.com');
-    type Message = { type: string; audio?: string; words?: unknown[]; samples?: number };
-    const ask = async (): Promise<Message[]> => {
-      const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
-      const got: Message[] = [];
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => ws.send(JSON.stringify({ type: 'synthesize', text: 'Words are timed, cached or not.', voice_id: 'espeak-en-us-male-1' })));
-        ws.on('message', (d) => {
-          const m = JSON.parse(d.toString()) as Message;
-          got.push(m);
-          if (m.type === 'done' || m.type === 'error') resolve();
-        });
-        ws.once('error', reject);
-      });
-      ws.close();
-      return got;
+    const ask = async (): Promise<StreamMsg[]> => {
+      const c = await StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`, { timeoutMs: Infinity });
+      c.send({ type: 'synthesize', text: 'Words are timed, cached or not.', voice_id: 'espeak-en-us-male-1' });
+      await c.until((m) => m.type === 'done' || m.type === 'error');
+      c.close();
+      return c.messages;
     };
     const h0 = await hits();
     const first = await ask();
