@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import type { SpeechWithTimestamps, SpeechTimestampsEvent } from '../../src/schemas/timestamps.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { timedSpeech } from '../helpers/timed-speech.ts';
 
 let s: TestServer;
 let key: string;
@@ -17,16 +18,7 @@ after(async () => {
 
 const RATE = 24000;
 
-async function timed(body: Record<string, unknown>): Promise<SpeechWithTimestamps & { samples: Float32Array }> {
-  const res = await s.request('/v1/speak/with-timestamps', { json: { format: 'pcm', ...body }, bearer: key });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  const out = JSON.parse(text) as SpeechWithTimestamps;
-  const bytes = Buffer.from(out.audio, 'base64');
-  const samples = new Float32Array(bytes.length / 2);
-  for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(2 * i) / 32768;
-  return { ...out, samples };
-}
+const timed = (body: Record<string, unknown>) => timedSpeech(s, key, body);
 
 async function refused(body: Record<string, unknown>): Promise<{ error: string; code: string }> {
   const res = await s.request('/v1/speak/with-timestamps', { json: { format: 'pcm', ...body }, bearer: key });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SpeechWithTimestamps } from '../../src/schemas/timestamps.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { timedSpeech } from '../helpers/timed-speech.ts';
 
 let s: TestServer;
 let key: string;
@@ -25,14 +26,8 @@ const MIN_GAP = 0.15;
 type Timed = SpeechWithTimestamps & { samples: Float32Array; rate: number };
 
 async function timed(text: string, voice: string): Promise<Timed> {
-  const res = await s.request('/v1/speak/with-timestamps', { json: { text, voice_id: voice, format: 'pcm' }, bearer: key });
-  const body = await res.text();
-  assert.equal(res.status, 200, body);
-  const out = JSON.parse(body) as SpeechWithTimestamps;
-  const bytes = Buffer.from(out.audio, 'base64');
-  const samples = new Float32Array(bytes.length / 2);
-  for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(2 * i) / 32768;
-  return { ...out, samples, rate: out.sample_rate };
+  const out = await timedSpeech(s, key, { text, voice_id: voice });
+  return { ...out, rate: out.sample_rate };
 }
 
 /** RMS of each 10 ms frame. */
