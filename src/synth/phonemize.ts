@@ -8,8 +8,8 @@ import { isEnglishVoice, isKnownVoice } from './registry.ts';
 import { UnknownVoiceError } from './engine.ts';
 import { prepareMapped } from './text/index.ts';
 import { applyLexicon, type LexiconEntry } from './text/lexicon.ts';
-import { concatMapped, standingFor, verbatim, type MappedText } from './text/mapped.ts';
-import { plainScript, type TextRun } from './text/script.ts';
+import { concatMapped, mappedRun, standingFor, type MappedText } from './text/mapped.ts';
+import { plainScript } from './text/script.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 
 export interface PhonemizeRequest {
@@ -71,12 +71,6 @@ async function sentencePhonemes(sentence: string, words: readonly string[], voic
   return out;
 }
 
-function textOf(run: TextRun): MappedText {
-  if (!run.map) return verbatim(run.text, run.offset);
-  const map = run.map;
-  return { text: run.text, starts: map.slice(0, run.text.length), ends: run.text.split('').map((_, i) => Math.max(map[i] + 1, map[i + 1])) };
-}
-
 /** What the engine is given for `req.text`, word by word with its phonemes. */
 export async function phonemizeText(req: PhonemizeRequest): Promise<Phonemized> {
   const { voice } = req;
@@ -115,7 +109,7 @@ export async function phonemizeText(req: PhonemizeRequest): Promise<Phonemized> 
   };
 
   for (const piece of script.pieces) {
-    if (piece.type === 'text') parts.push(textOf(piece));
+    if (piece.type === 'text') parts.push(mappedRun(piece));
     else if (piece.type === 'sub') {
       aliased.add(piece.offset);
       // Spaces around the alias keep it from gluing onto its neighbours' words.

@@ -5,10 +5,10 @@ import { CALIBRATION } from '../voices/calibration.ts';
 import { engineInfo, isEnglishVoice } from './registry.ts';
 import { ESPEAK_DEFAULT_PITCH } from './engines/espeak/variant.ts';
 import { prepareMapped, type Break } from './text/index.ts';
-import { concatMapped, standingFor, trimMapped, verbatim, type MappedText } from './text/mapped.ts';
+import { concatMapped, mappedRun, standingFor, trimMapped, type MappedText } from './text/mapped.ts';
 import { sayAsWords } from './text/say-as.ts';
 import { applyLexicon, type LexiconEntry } from './text/lexicon.ts';
-import { plainScript, type RunContext, type Script, type SpokenRun, type TextRun } from './text/script.ts';
+import { plainScript, type RunContext, type Script, type SpokenRun } from './text/script.ts';
 import { espeakPhonemeInput } from './text/ssml-phonemes.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 
@@ -75,18 +75,12 @@ function sameContext(a: RunContext, b: RunContext): boolean {
   return a.rate === b.rate && a.pitch === b.pitch && a.pitchHz === b.pitchHz && a.pitchShiftHz === b.pitchShiftHz && a.volume === b.volume && a.voice === b.voice && a.lang === b.lang;
 }
 
-function textOf(run: TextRun): MappedText {
-  if (!run.map) return verbatim(run.text, run.offset);
-  const map = run.map;
-  return { text: run.text, starts: map.slice(0, run.text.length), ends: run.text.split('').map((_, i) => Math.max(map[i] + 1, map[i + 1])) };
-}
-
 /** A spoken run as text for the engine; phonemes become espeak's [[...]] where the engine reads them. */
 function runText(run: SpokenRun, voice: VoiceSpec): { mapped: MappedText; raw: boolean } {
   const english = isEnglishVoice(voice);
   switch (run.type) {
     case 'text':
-      return { mapped: textOf(run), raw: false };
+      return { mapped: mappedRun(run), raw: false };
     case 'sub':
       return { mapped: standingFor(run.alias, run.offset, run.offset + run.length), raw: false };
     case 'say-as':

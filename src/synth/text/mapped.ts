@@ -2,6 +2,8 @@
 // ("$5.20" -> "five dollars and twenty cents") and SSML expansion keep word timings pointing at what the user
 // wrote. Each UTF-16 unit of `text` carries the source span [starts[i], ends[i]) it stands for.
 
+import type { TextRun } from './script.ts';
+
 export interface MappedText {
   text: string;
   starts: number[];
@@ -17,6 +19,13 @@ export function verbatim(text: string, offset = 0): MappedText {
     ends[i] = offset + i + 1;
   }
   return { text, starts, ends };
+}
+
+/** A script's text run as MappedText: by its map, or as the verbatim slice of the request it is. */
+export function mappedRun(run: TextRun): MappedText {
+  if (!run.map) return verbatim(run.text, run.offset);
+  const map = run.map;
+  return { text: run.text, starts: map.slice(0, run.text.length), ends: run.text.split('').map((_, i) => Math.max(map[i] + 1, map[i + 1])) };
 }
 
 /** `text` that stands, as a whole, for the source span [start, end) (an alias, a spelled-out number). */
