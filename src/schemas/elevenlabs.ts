@@ -2,6 +2,7 @@
 // speak), so clients built on that API work with only the base URL and key changed. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_VOICE_ID_CHARS, SAMPLE_RATES, SPEED_MAX, SPEED_MIN, type SpeechFormat } from './speech.ts';
+import { MAX_SEARCH_QUERY_CHARS } from './voices.ts';
 
 /** Their voice settings: only `speed` maps onto ours; the others shape their neural models and are accepted and ignored. */
 export const ElevenLabsVoiceSettings = Type.Object(
@@ -77,11 +78,12 @@ export type ElevenLabsVoice = Static<typeof ElevenLabsVoice>;
 export const ElevenLabsVoiceList = Type.Object({ voices: Type.Array(ElevenLabsVoice) });
 
 export const MAX_V2_PAGE_SIZE = 100;
+export const DEFAULT_V2_PAGE_SIZE = 10;
 export const ElevenLabsVoiceSearchQuery = Type.Object(
   {
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Free-text keywords, as /api/voices/search' })),
+    search: Type.Optional(Type.String({ maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Free-text keywords, as /api/voices/search' })),
     // Query values are strings (no coercion here): digits, checked against the bound by the route.
-    page_size: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${MAX_V2_PAGE_SIZE}; 10 by default` })),
+    page_size: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${MAX_V2_PAGE_SIZE}; ${DEFAULT_V2_PAGE_SIZE} by default` })),
     next_page_token: Type.Optional(Type.String({ maxLength: 20, description: 'From the previous page' })),
     category: Type.Optional(Type.String({ maxLength: 20, description: 'premade, cloned or generated' })),
   },

@@ -1,9 +1,9 @@
 // Free-text voice search: a MiniSearch index over what a user would type — names, languages in English and
 // in their own words, accents and regions, gender words, descriptions and tags.
 import MiniSearch from 'minisearch';
+import { MAX_SEARCH_QUERY_CHARS } from '../schemas/voices.ts';
 import type { Gender, Voice } from './voice.ts';
 
-export const MAX_SEARCH_QUERY_CHARS = 200;
 export const DEFAULT_SEARCH_LIMIT = 50;
 
 /** Well-formed search text: a string with something besides spaces, at most 200 characters, no control characters. */

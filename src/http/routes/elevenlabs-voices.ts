@@ -7,15 +7,16 @@ import {
   ElevenLabsVoicePage,
   ElevenLabsVoiceParams,
   ElevenLabsVoiceSearchQuery,
+  DEFAULT_V2_PAGE_SIZE,
   MAX_V2_PAGE_SIZE,
   type ElevenLabsVoice as ElevenLabsVoiceShape,
 } from '../../schemas/elevenlabs.ts';
-import { isValidSearchQuery, MAX_SEARCH_QUERY_CHARS } from '../../voices/search.ts';
+import { MAX_SEARCH_QUERY_CHARS } from '../../schemas/voices.ts';
+import { isValidSearchQuery } from '../../voices/search.ts';
 import type { Voice } from '../../voices/voice.ts';
 
 const TAG = 'ElevenLabs compatible';
 const CATEGORY = { builtin: 'premade', clone: 'cloned', breed: 'generated' } as const;
-const DEFAULT_PAGE_SIZE = 10;
 
 /** One of our voices in their shape: what their clients show in a voice picker. */
 function toElevenLabsVoice(v: Voice): ElevenLabsVoiceShape {
@@ -70,7 +71,7 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const { search, page_size: size, next_page_token: token, category } = request.query;
-      const pageSize = size === undefined ? DEFAULT_PAGE_SIZE : Number(size);
+      const pageSize = size === undefined ? DEFAULT_V2_PAGE_SIZE : Number(size);
       if (pageSize < 1 || pageSize > MAX_V2_PAGE_SIZE) throw new AppError('validation', `page_size must be 1 to ${MAX_V2_PAGE_SIZE}`);
       const viewer = request.principal?.userId ?? null;
       const q = search?.trim() ?? '';

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { parseVoiceFilter } from '../../voices/filter.ts';
-import { isValidSearchQuery, MAX_SEARCH_QUERY_CHARS } from '../../voices/search.ts';
+import { isValidSearchQuery } from '../../voices/search.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
-import { VoiceList, VoiceListQuery, VoiceSearchQuery, MAX_VOICE_SEARCH_LIMIT } from '../../schemas/voices.ts';
+import { VoiceList, VoiceListQuery, VoiceSearchQuery, MAX_SEARCH_QUERY_CHARS, MAX_VOICE_SEARCH_LIMIT } from '../../schemas/voices.ts';
 
 /** Voice list and search are public; a signed-in caller (key or session) also sees their own voices. */
 export async function voiceRoutes(app: FastifyInstance): Promise<void> {
