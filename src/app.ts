@@ -44,7 +44,7 @@ import { SpeechService } from './speech/speech-service.ts';
 import { WyomingServer } from './wyoming/server.ts';
 import { createSynthesizer } from './synth/synthesizer.ts';
 import { VoiceLibrary } from './voices/library.ts';
-import { BUILTIN_VOICES } from './voices/builtin.ts';
+import { BUILTIN_VOICES, DEFAULT_VOICE_ID, resolveBuiltin } from './voices/builtin.ts';
 import { scanVoicesDir } from './voices/neural-catalog.ts';
 import { VoiceForge } from './voices/forge.ts';
 import { SpeechAnalyzer } from './voices/forge-pool.ts';
@@ -102,7 +102,14 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
   const workers = Math.max(1, config.workers ?? availableParallelism());
-  const synthesizer = createSynthesizer({ workers, tasksPerWorker: config.slotsPerWorker, neural: neural.models, loudnessTargetLufs: config.loudnessTargetLufs });
+  const synthesizer = createSynthesizer({
+    workers,
+    tasksPerWorker: config.slotsPerWorker,
+    neural: neural.models,
+    loudnessTargetLufs: config.loudnessTargetLufs,
+    // Most requests use it: its first use (a loudness measurement, the pipeline's first runs) happens at start.
+    warmVoices: [resolveBuiltin(DEFAULT_VOICE_ID)!.spec],
+  });
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);

@@ -187,6 +187,16 @@ function withGain(x: Float32Array, gain: number, pause: number): Float32Array {
 }
 
 /**
+ * Speaks two sentences in `voice` through the whole pipeline and drops the audio: the voice's loudness is
+ * measured (cached for the thread) and the shaping, level and word-timing code has run once. Measured with
+ * flite slt: the first request's first audio took ~700 ms without this, ~100 ms with it (later ones ~60 ms).
+ */
+export async function warmVoice(voice: VoiceSpec): Promise<void> {
+  const text = 'Good morning, and welcome back. Here is the news at nine: the river is high, so the old bridge stays closed today.';
+  await renderSpeech({ text, voice, speed: 1, format: 'mp3' }, { emit: async () => undefined });
+}
+
+/**
  * Loads every codec and resampler this thread can need (each brings its own wasm, some take
  * hundreds of milliseconds the first time), so no request pays for it.
  */

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { NeuralModels } from './neural-models.ts';
+import type { VoiceSpec } from './voice-spec.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 export interface PoolOptions {
@@ -18,6 +19,8 @@ export interface PoolOptions {
   neural?: NeuralModels;
   /** Integrated loudness every voice is brought to (each thread measures its voices against it); null: off. */
   loudnessTargetLufs?: number | null;
+  /** Voices each thread speaks once while warming up (see WorkerSettings). */
+  warmVoices?: VoiceSpec[];
 }
 
 export interface PoolStats {
@@ -47,7 +50,7 @@ export class SynthPool {
       concurrentTasksPerWorker: Math.max(1, Math.floor(options.tasksPerWorker ?? 4)),
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: { neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs } satisfies WorkerSettings,
+      workerData: { neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs, warmVoices: options.warmVoices } satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;

@@ -3,7 +3,7 @@
 // waits for another and cancelling never kills the worker (piscina's abort would, reloading engines).
 import type { MessagePort } from 'node:worker_threads';
 import type { NeuralModels } from './neural-models.ts';
-import type { EngineId } from './voice-spec.ts';
+import type { EngineId, VoiceSpec } from './voice-spec.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { MarkTiming, SpeechRequest, WordTiming } from './speech.ts';
 
@@ -45,6 +45,11 @@ export interface WorkerSettings {
   neural?: NeuralModels;
   /** null: every engine at its own level (the limiter still keeps peaks under the ceiling). */
   loudnessTargetLufs?: number | null;
+  /**
+   * Voices spoken once through the whole pipeline before the thread reports ready: their loudness is
+   * measured and the pipeline's code is optimised then, not during a request (the default voice).
+   */
+  warmVoices?: VoiceSpec[];
 }
 
 export interface SpeakResult {

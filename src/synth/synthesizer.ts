@@ -8,6 +8,7 @@ import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
 import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
+import type { VoiceSpec } from './voice-spec.ts';
 
 export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
 export type { EngineInfo } from './engine.ts';
@@ -43,6 +44,8 @@ export interface SynthesizerOptions {
   stallTimeoutMs?: number;
   /** Piper and Kokoro models found in VOICES_DIR (see src/voices/neural-catalog.ts); none by default. */
   neural?: NeuralModels;
+  /** Voices every worker speaks once before it reports ready, so no request pays for their first use. */
+  warmVoices?: VoiceSpec[];
 }
 
 export class SynthesisError extends Error {
@@ -75,7 +78,13 @@ function validate(req: SpeechRequest): void {
 
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
-  const pool = new SynthPool({ workers: options.workers, tasksPerWorker: options.tasksPerWorker, neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs });
+  const pool = new SynthPool({
+    workers: options.workers,
+    tasksPerWorker: options.tasksPerWorker,
+    neural: options.neural,
+    loudnessTargetLufs: options.loudnessTargetLufs,
+    warmVoices: options.warmVoices,
+  });
   const maxUnackedSeconds = options.maxUnackedSeconds ?? 2;
   const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
   let nextId = 1;

@@ -2,7 +2,7 @@
 // encoded audio back on each task's own MessagePort with credit-based flow control.
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { installNeuralModels } from './neural-models.ts';
-import { renderSpeech, warmUpPipeline } from './pipeline.ts';
+import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
 import type { ControlMessage, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
@@ -24,6 +24,7 @@ void (async () => {
     // Codecs first: their wasm compiles in the background and would delay the engines' tier-up.
     await warmUpPipeline();
     for (const id of ENGINE_IDS) await (await loadEngine(id)).warmUp();
+    for (const voice of settings.warmVoices ?? []) await warmVoice(voice);
     announce({ type: 'engines-ready', threadId, engines: [...ENGINE_IDS] });
   } catch (err) {
     announce({ type: 'engines-failed', threadId, message: err instanceof Error ? err.message : String(err) });

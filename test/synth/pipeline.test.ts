@@ -1,7 +1,10 @@
 // The synthesis pipeline in-process (no worker threads): formats, joins, word timings, cancel.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { renderSpeech } from '../../src/synth/pipeline.ts';
+import type { Engine } from '../../src/synth/engine.ts';
+import { renderSpeech, warmVoice } from '../../src/synth/pipeline.ts';
+import { voiceGain } from '../../src/synth/voice-loudness.ts';
+import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 import type { SpeechRequest, WordTiming } from '../../src/synth/speech.ts';
 import type { OutputFormat } from '../../src/synth/speech.ts';
 import {
@@ -158,5 +161,25 @@ describe('pipeline', () => {
     const out = await collect({ text: '  ...  ', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' });
     assert.equal(decodeWav(concatBytes(out.chunks)).samples.length, 0);
     await assert.rejects(collect({ text: 'Hi.', voice: { engine: 'flite', base: 'zzz' }, speed: 1, format: 'wav' }), /unknown voice/);
+  });
+});
+
+describe('warming a voice', () => {
+  // An engine that fails if it is asked for anything: voiceGain only needs one when the gain is not known yet.
+  const noEngine = {
+    info: { id: 'flite' },
+    synthesize() {
+      throw new Error('the engine was asked to render');
+    },
+  } as unknown as Engine;
+
+  test('warmVoice measures the voice, so a request for it later does not', async () => {
+    const warmed: VoiceSpec = { engine: 'flite', base: 'kal16' };
+    const other: VoiceSpec = { engine: 'flite', base: 'awb', controls: { pitchHz: 133 } };
+    await assert.rejects(() => voiceGain(noEngine, warmed), /asked to render/);
+    await warmVoice(warmed);
+    const gain = await voiceGain(noEngine, warmed);
+    assert.ok(Number.isFinite(gain) && gain > 0, `a gain (${gain})`);
+    await assert.rejects(() => voiceGain(noEngine, other), /asked to render/, 'only the warmed voice is known');
   });
 });
