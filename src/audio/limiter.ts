@@ -37,77 +37,141 @@ export interface Limiter {
   flush(): Float32Array;
 }
 
-/** Largest |value| between the two middle samples of `ring` (2*TAPS samples, oldest at `at`), 4x oversampled. */
+/**
+ * Largest |value| between the two middle samples of the 2*TAPS samples at `ring[at..at+2*TAPS)`, 4x
+ * oversampled. The ring holds each sample twice (at i and i + 2*TAPS), so the window is contiguous.
+ */
 function interSamplePeak(ring: Float64Array, at: number): number {
   let peak = 0;
   for (const k of KERNELS) {
     let v = 0;
-    for (let j = 0; j < k.length; j++) v += k[j] * ring[(at + j) % ring.length];
+    for (let j = 0; j < k.length; j++) v += k[j] * ring[at + j];
     if (Math.abs(v) > peak) peak = Math.abs(v);
   }
   return peak;
 }
 
-export function createLimiter(rate: number, ceiling: number, gain = 1): Limiter {
-  const look = Math.max(1, Math.round(rate * LOOKAHEAD_SECONDS));
-  // The peak found at input n may lie between samples n-TAPS and n-TAPS+1: the window is widened by that much.
-  const window = look + HISTORY;
-  const release = 1 - Math.exp(-1 / (rate * RELEASE_SECONDS));
-  const needed = new Float32Array(window + 1).fill(1); // gain each of the last window+1 inputs needs
-  const delayed = new Float32Array(window + 1); // the inputs themselves
-  const smooth = new Float32Array(look + 1).fill(1); // the last look+1 held gains, for the moving average
-  let smoothSum = look + 1;
-  const recent = new Float64Array(2 * TAPS); // the last inputs, for the inter-sample estimate
-  let held = 1;
-  let n = 0; // inputs seen
-  let out = 0; // outputs produced
-  const quiet = ceiling / KERNEL_GAIN;
-  let loudSeen = -Infinity; // the last input over `quiet`
-  let limitedSeen = -Infinity; // the last input that needed a gain under 1
+const SPAN = 2 * TAPS;
 
-  const push = (v: number): number | undefined => {
-    recent[n % recent.length] = v;
-    if (Math.abs(v) > quiet) loudSeen = n;
-    const peak = n - loudSeen < recent.length ? Math.max(Math.abs(v), interSamplePeak(recent, (n + 1) % recent.length)) : 0;
-    const slot = n % (window + 1);
-    needed[slot] = peak > ceiling ? ceiling / peak : 1;
-    if (peak > ceiling) limitedSeen = n;
-    delayed[slot] = v;
-    n++;
-    if (n <= window) return undefined;
-    // The sample leaving now is the oldest one; the window ahead of it is the whole buffer (all ones
-    // when nothing in it needed limiting).
-    let min = 1;
-    if (n - 1 - limitedSeen <= window) for (let i = 0; i <= window; i++) if (needed[i] < min) min = needed[i];
-    held = min < held ? min : Math.min(min, held + (1 - held) * release);
-    // Nothing came before the first sample: the average starts from its gain, not from unity.
-    if (out === 0) {
-      smooth.fill(held);
-      smoothSum = held * (look + 1);
-    }
-    const s = out % (look + 1);
-    smoothSum += held - smooth[s];
-    smooth[s] = held;
-    const leaving = delayed[n % (window + 1)];
-    out++;
-    return leaving * Math.min(1, smoothSum / (look + 1));
-  };
+/**
+ * The limiter's state. The per-sample loop (run) works on local copies of it and stores them back at the
+ * end: state read and written through a closure or `this` on every sample cost more than the limiting.
+ */
+class PeakLimiter implements Limiter {
+  private readonly look: number;
+  private readonly window: number;
+  private readonly size: number;
+  private readonly release: number;
+  private readonly quiet: number;
+  // The gains the last `size` inputs need, as a sliding minimum: indices whose gain is under every later
+  // one's, oldest first (a gain of 1 needs no entry). The minimum over the window is the front's.
+  private readonly minIndex: Int32Array;
+  private readonly minGain: Float32Array;
+  private head = 0;
+  private count = 0;
+  private readonly delayed: Float32Array; // the inputs themselves
+  private readonly smooth: Float32Array; // the last look+1 held gains, for the moving average
+  private smoothSum: number;
+  private readonly recent = new Float64Array(2 * SPAN); // the last inputs, each twice, for the inter-sample estimate
+  private held = 1;
+  private n = 0; // inputs seen
+  private out = 0; // outputs produced
+  private loudSeen = -Infinity; // the last input over `quiet`
+  // Ring positions as wrapping counters: n % SPAN, n % size, out % (look + 1).
+  private r = 0;
+  private slotIn = 0;
+  private slotSmooth = 0;
 
-  return {
-    process(x) {
-      const y = new Float32Array(Math.max(0, Math.min(x.length, n + x.length - window)));
-      let k = 0;
-      for (let i = 0; i < x.length; i++) {
-        const v = push(x[i] * gain);
-        if (v !== undefined) y[k++] = v;
+  constructor(
+    rate: number,
+    private readonly ceiling: number,
+    private readonly gain: number,
+  ) {
+    this.look = Math.max(1, Math.round(rate * LOOKAHEAD_SECONDS));
+    // The peak found at input n may lie between samples n-TAPS and n-TAPS+1: the window is widened by that much.
+    this.window = this.look + HISTORY;
+    this.size = this.window + 1;
+    this.release = 1 - Math.exp(-1 / (rate * RELEASE_SECONDS));
+    this.quiet = ceiling / KERNEL_GAIN;
+    this.minIndex = new Int32Array(this.size);
+    this.minGain = new Float32Array(this.size);
+    this.delayed = new Float32Array(this.size);
+    this.smooth = new Float32Array(this.look + 1).fill(1);
+    this.smoothSum = this.look + 1;
+  }
+
+  process(x: Float32Array): Float32Array {
+    const y = new Float32Array(Math.max(0, Math.min(x.length, this.n + x.length - this.window)));
+    this.run(x, x.length, this.gain, y);
+    return y;
+  }
+
+  flush(): Float32Array {
+    const rest = Math.min(this.n, this.window);
+    const y = new Float32Array(rest);
+    this.run(undefined, rest, 0, y);
+    return y;
+  }
+
+  /** Feeds `len` inputs (x times gain, or zeros) and writes the samples leaving the look-ahead to y. */
+  private run(x: Float32Array | undefined, len: number, gain: number, y: Float32Array): void {
+    const { ceiling, window, size, release, quiet, minIndex, minGain, delayed, smooth, recent, look } = this;
+    let { head, count, smoothSum, held, n, out, loudSeen, r, slotIn, slotSmooth } = this;
+    let k = 0;
+    for (let i = 0; i < len; i++) {
+      const v = x === undefined ? 0 : x[i] * gain;
+      recent[r] = v;
+      recent[r + SPAN] = v;
+      r = r + 1 === SPAN ? 0 : r + 1;
+      if (Math.abs(v) > quiet) loudSeen = n;
+      const peak = n - loudSeen < SPAN ? Math.max(Math.abs(v), interSamplePeak(recent, r)) : 0;
+      if (count > 0 && minIndex[head] <= n - size) {
+        head = head + 1 === size ? 0 : head + 1;
+        count--;
       }
-      return y;
-    },
-    flush() {
-      const rest = Math.min(n, window);
-      const y = new Float32Array(rest);
-      for (let i = 0; i < rest; i++) y[i] = push(0) ?? 0;
-      return y;
-    },
-  };
+      if (peak > ceiling) {
+        const g = Math.fround(ceiling / peak);
+        while (count > 0 && minGain[(head + count - 1) % size] >= g) count--;
+        const slot = (head + count) % size;
+        minIndex[slot] = n;
+        minGain[slot] = g;
+        count++;
+      }
+      delayed[slotIn] = v;
+      slotIn = slotIn + 1 === size ? 0 : slotIn + 1;
+      n++;
+      if (n <= window) {
+        // Still filling the look-ahead (flush of a short stream writes zeros for these).
+        if (x === undefined) y[k++] = 0;
+        continue;
+      }
+      // The sample leaving now is the oldest one; the window ahead of it is the whole buffer.
+      const min = count > 0 ? minGain[head] : 1;
+      held = min < held ? min : Math.min(min, held + (1 - held) * release);
+      // Nothing came before the first sample: the average starts from its gain, not from unity.
+      if (out === 0) {
+        smooth.fill(held);
+        smoothSum = held * (look + 1);
+      }
+      smoothSum += held - smooth[slotSmooth];
+      smooth[slotSmooth] = held;
+      slotSmooth = slotSmooth + 1 === look + 1 ? 0 : slotSmooth + 1;
+      out++;
+      y[k++] = delayed[slotIn] * Math.min(1, smoothSum / (look + 1));
+    }
+    this.head = head;
+    this.count = count;
+    this.smoothSum = smoothSum;
+    this.held = held;
+    this.n = n;
+    this.out = out;
+    this.loudSeen = loudSeen;
+    this.r = r;
+    this.slotIn = slotIn;
+    this.slotSmooth = slotSmooth;
+  }
+}
+
+export function createLimiter(rate: number, ceiling: number, gain = 1): Limiter {
+  return new PeakLimiter(rate, ceiling, gain);
 }
