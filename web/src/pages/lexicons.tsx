@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { LEXICON_LIMITS } from '../../../src/schemas/lexicons.ts';
 import { api, speakBlob } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, InlineError, StatusText, message } from '../components/feedback.tsx';
@@ -87,7 +88,7 @@ function RuleForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: { init
     <form className="field-row rule-form" onSubmit={(e) => void submit(e)} aria-label={submitLabel}>
       <div className="field">
         <label htmlFor={`${idPrefix}-grapheme`}>Written</label>
-        <input id={`${idPrefix}-grapheme`} required maxLength={100} value={draft.grapheme} onChange={(e) => set({ grapheme: e.target.value })} placeholder="e.g. WHO" />
+        <input id={`${idPrefix}-grapheme`} required maxLength={LEXICON_LIMITS.graphemeChars} value={draft.grapheme} onChange={(e) => set({ grapheme: e.target.value })} placeholder="e.g. WHO" />
       </div>
       <div className="field">
         <label htmlFor={`${idPrefix}-kind`}>Rule</label>
@@ -101,7 +102,7 @@ function RuleForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: { init
         <input
           id={`${idPrefix}-value`}
           required
-          maxLength={draft.kind === 'alias' ? 500 : 200}
+          maxLength={draft.kind === 'alias' ? LEXICON_LIMITS.aliasChars : LEXICON_LIMITS.phonemeChars}
           value={draft.value}
           onChange={(e) => set({ value: e.target.value })}
           placeholder={draft.kind === 'alias' ? 'e.g. World Health Organization' : 'e.g. təˈmɑːtəʊ'}
@@ -334,7 +335,7 @@ export function LexiconsPage() {
             <label htmlFor="lexicon-name">Name</label>
             <input
               id="lexicon-name"
-              maxLength={64}
+              maxLength={LEXICON_LIMITS.nameChars}
               pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
               value={name}
               onChange={(e) => setName(e.target.value)}
