@@ -1,9 +1,10 @@
 // API keys: create, list, revoke. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_KEY_NAME_CHARS } from './field-limits.ts';
 
 export const KeyId = Type.String({ minLength: 1, maxLength: 64 });
 
-export const CreateKeyBody = Type.Object({ name: Type.String({ maxLength: 100, description: 'A label of your choice' }) }, { examples: [{ name: 'laptop' }] });
+export const CreateKeyBody = Type.Object({ name: Type.String({ maxLength: MAX_KEY_NAME_CHARS, description: 'A label of your choice' }) }, { examples: [{ name: 'laptop' }] });
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
 export const CreatedApiKey = Type.Object(

@@ -2,7 +2,7 @@
 // speak), so clients built on that API work with only the base URL and key changed. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_VOICE_ID_CHARS, SAMPLE_RATES, SPEED_MAX, SPEED_MIN, type SpeechFormat } from './speech.ts';
-import { MAX_SEARCH_QUERY_CHARS } from './voices.ts';
+import { MAX_SEARCH_QUERY_CHARS } from './field-limits.ts';
 
 /** Their voice settings: only `speed` maps onto ours; the others shape their neural models and are accepted and ignored. */
 export const ElevenLabsVoiceSettings = Type.Object(

@@ -1,11 +1,9 @@
 // The voice forge's requests: a clone upload (multipart form fields) and a breeding (JSON). Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_NAME_CHARS, MAX_TRANSCRIPT_CHARS } from './field-limits.ts';
 import { OwnedVoice } from './voices.ts';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-export const MAX_NAME_CHARS = 100;
-/** A transcript of the longest sample (120 s) read at a brisk pace fits with room to spare. */
-export const MAX_TRANSCRIPT_CHARS = 4000;
 /** Breeding seeds are 32-bit: the same parents, rate and seed always give the same voice. */
 export const MAX_SEED = 0xffff_ffff;
 

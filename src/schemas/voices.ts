@@ -6,8 +6,6 @@ export type Gender = (typeof GENDERS)[number];
 export const VOICE_SOURCES = ['builtin', 'clone', 'breed'] as const;
 export type VoiceSource = (typeof VOICE_SOURCES)[number];
 
-/** The longest search text (`q` here, `search` on ElevenLabs' voice list), in characters. */
-export const MAX_SEARCH_QUERY_CHARS = 200;
 export const MAX_VOICE_SEARCH_LIMIT = 200;
 
 // Plain strings with an enum, not unions of literals: the response serializer must never refuse a voice.

@@ -1,7 +1,7 @@
 // Free-text voice search: a MiniSearch index over what a user would type — names, languages in English and
 // in their own words, accents and regions, gender words, descriptions and tags.
 import MiniSearch from 'minisearch';
-import { MAX_SEARCH_QUERY_CHARS } from '../schemas/voices.ts';
+import { MAX_SEARCH_QUERY_CHARS } from '../schemas/field-limits.ts';
 import type { Gender, Voice } from './voice.ts';
 
 export const DEFAULT_SEARCH_LIMIT = 50;

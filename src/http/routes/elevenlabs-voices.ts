@@ -11,7 +11,7 @@ import {
   MAX_V2_PAGE_SIZE,
   type ElevenLabsVoice as ElevenLabsVoiceShape,
 } from '../../schemas/elevenlabs.ts';
-import { MAX_SEARCH_QUERY_CHARS } from '../../schemas/voices.ts';
+import { MAX_SEARCH_QUERY_CHARS } from '../../schemas/field-limits.ts';
 import { isValidSearchQuery } from '../../voices/search.ts';
 import type { Voice } from '../../voices/voice.ts';
 

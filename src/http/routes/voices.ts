@@ -4,7 +4,8 @@ import { AppError } from '../../errors.ts';
 import { parseVoiceFilter } from '../../voices/filter.ts';
 import { isValidSearchQuery } from '../../voices/search.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
-import { VoiceList, VoiceListQuery, VoiceSearchQuery, MAX_SEARCH_QUERY_CHARS, MAX_VOICE_SEARCH_LIMIT } from '../../schemas/voices.ts';
+import { MAX_SEARCH_QUERY_CHARS } from '../../schemas/field-limits.ts';
+import { VoiceList, VoiceListQuery, VoiceSearchQuery, MAX_VOICE_SEARCH_LIMIT } from '../../schemas/voices.ts';
 
 /** Voice list and search are public; a signed-in caller (key or session) also sees their own voices. */
 export async function voiceRoutes(app: FastifyInstance): Promise<void> {

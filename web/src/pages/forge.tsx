@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { MAX_NAME_CHARS, MAX_TRANSCRIPT_CHARS } from '../../../src/schemas/field-limits.ts';
 import { api } from '../api.ts';
 import { canRecord, startRecording, type Recording } from '../audio/recorder.ts';
 import { CloneFit } from '../components/clone-fit.tsx';
@@ -275,7 +276,7 @@ function CloneForm() {
         <div className="field-row">
           <div className="field">
             <label htmlFor="clone-name">Name</label>
-            <input id="clone-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+            <input id="clone-name" required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="clone-language">Language spoken</label>
@@ -291,7 +292,7 @@ function CloneForm() {
         </div>
         <div className="field">
           <label htmlFor="clone-transcript">What the sample says (optional: keeps the speaker’s pace more exactly)</label>
-          <textarea id="clone-transcript" rows={2} maxLength={4000} value={transcript} onChange={(e) => setTranscript(e.target.value)} />
+          <textarea id="clone-transcript" rows={2} maxLength={MAX_TRANSCRIPT_CHARS} value={transcript} onChange={(e) => setTranscript(e.target.value)} />
         </div>
         <button type="submit" disabled={busy || recording !== null || problem !== null}>
           {busy ? 'Cloning… (this takes a few seconds)' : 'Clone voice'}
@@ -358,7 +359,7 @@ function BreedForm() {
         <div className="field-row">
           <div className="field">
             <label htmlFor="breed-name">Name of the child</label>
-            <input id="breed-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+            <input id="breed-name" required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="breed-seed">Seed (optional)</label>

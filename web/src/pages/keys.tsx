@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { MAX_KEY_NAME_CHARS } from '../../../src/schemas/field-limits.ts';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -118,7 +119,7 @@ export function KeysPage() {
             <input
               id="key-name"
               required
-              maxLength={100}
+              maxLength={MAX_KEY_NAME_CHARS}
               placeholder="e.g. laptop, build server"
               value={name}
               onChange={(e) => setName(e.target.value)}

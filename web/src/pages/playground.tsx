@@ -10,7 +10,7 @@ import { previewText } from '../previews.ts';
 import { useLocation } from '../router.tsx';
 import { useFailure } from '../session.ts';
 import { startStream, type StreamProgress } from '../live-stream.ts';
-import { SPEECH_FORMATS, STREAM_SAMPLE_RATE } from '../../../client/index.ts';
+import { SPEECH_FORMATS, SPEED_MAX, SPEED_MIN, STREAM_SAMPLE_RATE } from '../../../client/index.ts';
 import type { AudioFormat } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
@@ -148,7 +148,7 @@ export function PlaygroundPage() {
           <label htmlFor="pg-speed">
             Speed <output htmlFor="pg-speed">{speed.toFixed(2)}×</output>
           </label>
-          <input id="pg-speed" type="range" min={0.25} max={4} step={0.05} value={speed} onChange={(e) => setSpeed(Number(e.target.value))} />
+          <input id="pg-speed" type="range" min={SPEED_MIN} max={SPEED_MAX} step={0.05} value={speed} onChange={(e) => setSpeed(Number(e.target.value))} />
         </div>
         {chosen ? (
           <p className="hint">

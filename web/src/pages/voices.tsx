@@ -1,4 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { MAX_SEARCH_QUERY_CHARS } from '../../../src/schemas/field-limits.ts';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -154,7 +155,7 @@ export function VoicesPage() {
             placeholder="e.g. british female, german, deep"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
-            maxLength={200}
+            maxLength={MAX_SEARCH_QUERY_CHARS}
             autoComplete="off"
           />
         </div>
