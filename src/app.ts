@@ -119,7 +119,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
   // As many slots as the pool runs at once: any more would queue inside piscina, out of the fair order.
-  const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey });
+  const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey, shared: sharedState });
   const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
   metrics.watchScheduler(() => scheduler.stats());
   metrics.watchCache(() => cache?.stats() ?? null);

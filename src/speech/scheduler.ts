@@ -1,5 +1,6 @@
 // The fair queue in front of the worker pool: who renders next when every synthesis slot is taken.
 import { AppError } from '../errors.ts';
+import type { SharedState } from '../store/shared-state/shared-state.ts';
 
 export interface SchedulerOptions {
   /**
@@ -9,6 +10,11 @@ export interface SchedulerOptions {
   slots: number;
   /** Syntheses one key (or one signed-in user) may have admitted, running or waiting; the next is refused. */
   maxPerKey: number;
+  /**
+   * Where a key's syntheses are counted across nodes (Redis with several): each admitted synthesis holds one
+   * of maxPerKey leases. Without it the count is this node's alone.
+   */
+  shared?: Pick<SharedState, 'lease'>;
 }
 
 /** Frees the slot a granted synthesis held; calling it again does nothing. */
@@ -26,6 +32,9 @@ interface Waiter {
 
 /** Whole seconds a refused client waits before trying again: a short synthesis slot frees in about that. */
 export const CONCURRENCY_RETRY_AFTER_SECONDS = 1;
+/** A lease lapses this long after its last renewal: how long a dead node's syntheses still count. */
+const LEASE_TTL_MS = 30_000;
+const LEASE_RENEW_MS = 10_000;
 
 export interface SchedulerStats {
   running: number;
@@ -43,8 +52,8 @@ export interface SchedulerStats {
  * audio ahead of its consumer, so a slot held by a slow listener costs memory, not CPU; the pool is sized for
  * many slots (64 with 2 workers), and the workers interleave the running syntheses chunk by chunk.
  *
- * Per node: each node schedules its own workers, and MAX_CONCURRENT_PER_KEY counts a key's syntheses on this
- * node (behind a load balancer a key may run that many on each node).
+ * Each node schedules its own workers. MAX_CONCURRENT_PER_KEY counts a key's syntheses on all nodes when the
+ * scheduler has shared state (Redis): a lease per admitted synthesis, renewed while it lasts.
  */
 export class FairScheduler {
   private running = 0;
@@ -71,17 +80,47 @@ export class FairScheduler {
    * already has its share admitted, and the signal's reason when the caller leaves while waiting. `onQueued`
    * hears the request's place in line (1 = next) when it has to wait and whenever that place changes.
    */
-  acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
+  async acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
     signal.throwIfAborted();
-    const admitted = this.admitted.get(key) ?? 0;
-    if (admitted >= this.options.maxPerKey) {
-      throw new AppError(
-        'concurrency_limited',
-        `at most ${this.options.maxPerKey} syntheses may run at once per API key (MAX_CONCURRENT_PER_KEY); retry when one has finished`,
-        { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SECONDS) },
-      );
+    if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey) throw this.limited();
+    const lease = this.options.shared ? await this.options.shared.lease(`concurrency:${key}`, this.options.maxPerKey, LEASE_TTL_MS) : undefined;
+    if (lease === null) throw this.limited();
+    // Counted again: other requests of this key may have been admitted while the lease was asked for.
+    if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey || signal.aborted) {
+      void lease?.release();
+      signal.throwIfAborted();
+      throw this.limited();
     }
-    this.admitted.set(key, admitted + 1);
+    if (!lease) return this.admit(key, signal, onQueued);
+    const renewal = setInterval(() => void lease.renew(), LEASE_RENEW_MS);
+    renewal.unref();
+    const giveBack = (): void => {
+      clearInterval(renewal);
+      void lease.release();
+    };
+    try {
+      const release = await this.admit(key, signal, onQueued);
+      return () => {
+        release();
+        giveBack();
+      };
+    } catch (err) {
+      giveBack();
+      throw err;
+    }
+  }
+
+  private limited(): AppError {
+    return new AppError(
+      'concurrency_limited',
+      `at most ${this.options.maxPerKey} syntheses may run at once per API key (MAX_CONCURRENT_PER_KEY); retry when one has finished`,
+      { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SECONDS) },
+    );
+  }
+
+  /** Counts the request as the key's and grants it a slot now or when its turn comes. */
+  private admit(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
+    this.admitted.set(key, (this.admitted.get(key) ?? 0) + 1);
     if (this.running < this.options.slots && this.waiting.length === 0) return Promise.resolve(this.start(key));
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter: Waiter = { key, seq: this.seq++, grant: resolve, onQueued, told: 0 };

@@ -25,7 +25,7 @@ before(async () => {
     SMTP_URL: await mail.start(),
     PUBLIC_URL: ORIGIN,
     RATE_LIMIT_PER_MINUTE: '10',
-    // The rate limit is what is shared across nodes here; the per-key concurrency cap (per node) must not refuse first.
+    // The rate limit is what is tested across nodes here; the per-key concurrency cap (also shared) must not refuse first.
     MAX_CONCURRENT_PER_KEY: '100',
     LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '1000',

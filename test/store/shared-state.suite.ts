@@ -60,6 +60,55 @@ export function sharedStateSuite(name: string, make: () => Promise<SharedState>)
       }
     });
 
+    test('leases: at most the limit held at once, per key; a released one can be taken again', async () => {
+      const state = await make();
+      try {
+        const key = `t:${randomUUID()}`;
+        const a = await state.lease(key, 2, 60_000);
+        const b = await state.lease(key, 2, 60_000);
+        assert.ok(a && b, 'two of two');
+        assert.equal(await state.lease(key, 2, 60_000), null, 'a third is refused');
+        assert.ok(await state.lease(`t:${randomUUID()}`, 2, 60_000), 'another key has its own');
+        await a.release();
+        await a.release(); // twice is harmless
+        const c = await state.lease(key, 2, 60_000);
+        assert.ok(c, 'the released one is free again');
+        assert.equal(await state.lease(key, 2, 60_000), null);
+      } finally {
+        await state.close();
+      }
+    });
+
+    test('concurrent lease requests never get more than the limit', async () => {
+      const state = await make();
+      try {
+        const key = `t:${randomUUID()}`;
+        const leases = await Promise.all(Array.from({ length: 20 }, () => state.lease(key, 3, 60_000)));
+        assert.equal(leases.filter((l) => l !== null).length, 3);
+      } finally {
+        await state.close();
+      }
+    });
+
+    test('a lease lapses after its ttl unless renewed (a node that died frees its leases)', async () => {
+      const state = await make();
+      try {
+        const key = `t:${randomUUID()}`;
+        const kept = await state.lease(key, 2, 1_500);
+        const dropped = await state.lease(key, 2, 1_500);
+        assert.ok(kept && dropped);
+        await new Promise((r) => setTimeout(r, 800));
+        await kept.renew();
+        await new Promise((r) => setTimeout(r, 800));
+        // 1 600 ms in: the one never renewed lapsed at 1 500 ms; the renewed one holds until 2 300 ms (room for a
+        // slow machine on both sides).
+        assert.ok(await state.lease(key, 2, 60_000), 'the lapsed lease is free');
+        assert.equal(await state.lease(key, 2, 60_000), null, 'the renewed one still counts');
+      } finally {
+        await state.close();
+      }
+    });
+
     test('published events reach subscribers; unsubscribe stops them', async () => {
       const state = await make();
       try {

@@ -1,10 +1,13 @@
-import type { RateDecision, SharedEvent, SharedState } from './shared-state.ts';
+import { randomUUID } from 'node:crypto';
+import type { Lease, RateDecision, SharedEvent, SharedState } from './shared-state.ts';
 
-/** Shared state for a single node: a sliding-window log per key and an in-process broadcast. */
+/** Shared state for a single node: a sliding-window log per key, leases with their expiry, and an in-process broadcast. */
 export class MemorySharedState implements SharedState {
   readonly kind = 'memory';
   private readonly windows = new Map<string, { hits: number[]; windowMs: number }>();
   private readonly listeners = new Set<(event: SharedEvent) => void>();
+  /** Per key: each held lease's id and when it lapses. */
+  private readonly leases = new Map<string, Map<string, number>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -29,6 +32,25 @@ export class MemorySharedState implements SharedState {
     }
     hits.push(now);
     return { allowed: true, limit, remaining: limit - hits.length, retryAfterMs: 0, resetMs: hits[0] + windowMs - now };
+  }
+
+  async lease(key: string, limit: number, ttlMs: number): Promise<Lease | null> {
+    const now = this.now();
+    const held = this.leases.get(key) ?? new Map<string, number>();
+    for (const [id, until] of held) if (until <= now) held.delete(id);
+    if (held.size >= limit) return null;
+    const id = randomUUID();
+    held.set(id, now + ttlMs);
+    this.leases.set(key, held);
+    return {
+      renew: async () => {
+        if (held.has(id)) held.set(id, this.now() + ttlMs);
+      },
+      release: async () => {
+        held.delete(id);
+        if (held.size === 0 && this.leases.get(key) === held) this.leases.delete(key);
+      },
+    };
   }
 
   async publish(event: SharedEvent): Promise<void> {
@@ -58,6 +80,10 @@ export class MemorySharedState implements SharedState {
     for (const [key, entry] of this.windows) {
       const last = entry.hits[entry.hits.length - 1];
       if (last === undefined || last <= now - entry.windowMs) this.windows.delete(key);
+    }
+    for (const [key, held] of this.leases) {
+      for (const [id, until] of held) if (until <= now) held.delete(id);
+      if (held.size === 0) this.leases.delete(key);
     }
   }
 }

@@ -47,6 +47,35 @@ return {1, limit - count - 1, 0, tonumber(oldest[2]) + window - now}
 `;
 const HIT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
 
+/**
+ * Leases in a sorted set per key: one member per held lease, scored by when it lapses (Redis's clock).
+ * Drop the lapsed, count, add when under the limit: one script, so N nodes together hold at most the limit.
+ */
+const LEASE_SCRIPT = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+if redis.call('ZCARD', key) >= limit then return 0 end
+redis.call('ZADD', key, now + ttl, ARGV[3])
+redis.call('PEXPIRE', key, ttl)
+return 1
+`;
+const LEASE_SHA = createHash('sha1').update(LEASE_SCRIPT).digest('hex');
+
+/** Moves a held lease's expiry to now + ttl (a lapsed one is not brought back). */
+const RENEW_SCRIPT = `
+local key = KEYS[1]
+local ttl = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('ZADD', key, 'XX', 'CH', now + ttl, ARGV[2]) == 1 then redis.call('PEXPIRE', key, ttl) end
+return 1
+`;
+const RENEW_SHA = createHash('sha1').update(RENEW_SCRIPT).digest('hex');
+
 // Fail fast rather than queue: while Redis is away every command errors at once and the caller falls
 // back to local state, instead of requests piling up behind a reconnect.
 const COMMAND_OPTIONS: RedisOptions = {
@@ -147,21 +176,43 @@ export class RedisLink {
     });
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const args = [`${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`] as const;
-    let reply: unknown;
+  /** Runs a script by its hash, sending the script itself on its first use on this server (or after a restart or SCRIPT FLUSH). */
+  private async script(sha: string, source: string, key: string, ...args: Array<string | number>): Promise<unknown> {
     try {
-      reply = await this.client.evalsha(HIT_SHA, 1, ...args);
+      return await this.client.evalsha(sha, 1, key, ...args);
     } catch (err) {
-      // First use on this server (or after a restart or SCRIPT FLUSH): send the script itself.
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      reply = await this.client.eval(HIT_SCRIPT, 1, ...args);
+      return await this.client.eval(source, 1, key, ...args);
     }
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const reply = await this.script(HIT_SHA, HIT_SCRIPT, `${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`);
     if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === 'number')) {
       throw new Error('unexpected reply from the rate-limit script');
     }
     const [allowed, remaining, retryAfterMs, resetMs] = reply as number[];
     return { allowed: allowed === 1, limit, remaining, retryAfterMs, resetMs };
+  }
+
+  /** Takes a lease; its member id when granted, null when `limit` are held. */
+  async lease(key: string, limit: number, ttlMs: number): Promise<string | null> {
+    const id = `${this.nodeId}:${++this.seq}`;
+    const reply = await this.script(LEASE_SHA, LEASE_SCRIPT, this.leaseKey(key), limit, ttlMs, id);
+    if (reply !== 0 && reply !== 1) throw new Error('unexpected reply from the lease script');
+    return reply === 1 ? id : null;
+  }
+
+  async renewLease(key: string, id: string, ttlMs: number): Promise<void> {
+    await this.script(RENEW_SHA, RENEW_SCRIPT, this.leaseKey(key), ttlMs, id);
+  }
+
+  async releaseLease(key: string, id: string): Promise<void> {
+    await this.client.zrem(this.leaseKey(key), id);
+  }
+
+  private leaseKey(key: string): string {
+    return `${this.target.prefix}lease:${key}`;
   }
 
   async publish(event: SharedEvent): Promise<void> {

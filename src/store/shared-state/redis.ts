@@ -1,14 +1,14 @@
 import { describeError, silentLogger, type StoreLogger } from '../logger.ts';
 import { MemorySharedState } from './memory.ts';
 import { RedisLink, type RedisTarget } from './redis-link.ts';
-import type { RateDecision, SharedEvent, SharedState } from './shared-state.ts';
+import type { Lease, RateDecision, SharedEvent, SharedState } from './shared-state.ts';
 
 const PROBE_MS = 500;
 const START_WAIT_MS = 1_500;
 
 /**
- * Shared state for several nodes, in Redis. While Redis is away the node keeps serving: rate limits are
- * counted locally (each node then allows the limit on its own) and events reach this node's subscribers
+ * Shared state for several nodes, in Redis. While Redis is away the node keeps serving: rate limits and
+ * leases are counted locally (each node then allows the limit on its own) and events reach this node's subscribers
  * only. Loss and recovery are each logged once; on recovery subscribers get a `resync` event, and the
  * other nodes too if this node had events it could not send.
  */
@@ -65,6 +65,23 @@ export class RedisSharedState implements SharedState {
       }
     }
     return this.local.hit(key, limit, windowMs);
+  }
+
+  async lease(key: string, limit: number, ttlMs: number): Promise<Lease | null> {
+    if (this.up) {
+      try {
+        const id = await this.link.lease(key, limit, ttlMs);
+        if (id === null) return null;
+        // Renewals and the release go to Redis whatever happens meanwhile; one that fails lets the lease lapse.
+        return {
+          renew: () => this.link.renewLease(key, id, ttlMs).catch((err: unknown) => this.lost(err)),
+          release: () => this.link.releaseLease(key, id).catch((err: unknown) => this.lost(err)),
+        };
+      } catch (err) {
+        this.lost(err);
+      }
+    }
+    return this.local.lease(key, limit, ttlMs);
   }
 
   async publish(event: SharedEvent): Promise<void> {

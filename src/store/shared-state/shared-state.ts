@@ -9,6 +9,14 @@ export interface RateDecision {
   resetMs: number;
 }
 
+/** One of a limited number of uses of a key held at once, across nodes. */
+export interface Lease {
+  /** Keeps the lease for another ttl from now (a use that lasts longer renews it); never throws. */
+  renew(): Promise<void>;
+  /** Gives it back; never throws (a lease that could not be given back lapses after its ttl). */
+  release(): Promise<void>;
+}
+
 /**
  * Events every node must hear about at once. `resync` is raised locally when this node may have missed
  * events (its link to the other nodes was lost and is back): re-check whatever depends on them, e.g. an
@@ -27,6 +35,11 @@ export interface SharedState {
   readonly kind: string;
   /** Counts a hit for `key` in a sliding window, refusing it when `limit` hits already fall in the window. */
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /**
+   * Takes one of `limit` leases on `key`, or null when that many are held. A lease lapses `ttlMs` after it
+   * was taken or last renewed, so a node that dies without releasing frees its leases in that time.
+   */
+  lease(key: string, limit: number, ttlMs: number): Promise<Lease | null>;
   /** Delivers to every subscriber on every node, this one included; never throws. */
   publish(event: SharedEvent): Promise<void>;
   /** Returns a function that unsubscribes. */
