@@ -1,6 +1,6 @@
 // POST /v1/phonemize: what the engine will be given for a text, word by word. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
-import { LexiconNames } from './lexicons.ts';
+import { LexiconNames, PHONEME_ALPHABETS } from './lexicons.ts';
 import { VoiceId } from './speech.ts';
 
 export const PhonemizeBody = Type.Object(
@@ -13,12 +13,16 @@ export const PhonemizeBody = Type.Object(
 );
 export type PhonemizeBody = Static<typeof PhonemizeBody>;
 
+/** How a word's phonemes are written: a lexicon rule's alphabets, or flite's own ARPAbet. */
+export const PHONEME_SETS = [...PHONEME_ALPHABETS, 'arpabet'] as const;
+export type PhonemeSet = (typeof PHONEME_SETS)[number];
+
 export const PhonemizedWord = Type.Object({
   word: Type.String({ description: 'A word of the normalized text' }),
   offset: Type.Integer({ description: 'Where it starts in `normalized` (UTF-16 code units)' }),
   length: Type.Integer(),
   phonemes: Type.String({ description: 'Its phonemes, in `alphabet`' }),
-  alphabet: Type.Union([Type.Literal('ipa'), Type.Literal('x-sampa'), Type.Literal('arpabet')], {
+  alphabet: Type.Union(PHONEME_SETS.map((a) => Type.Literal(a)), {
     description: 'The engine’s (ipa or arpabet), or a lexicon phoneme rule’s own (ipa or x-sampa)',
   }),
   lexicon: Type.Optional(Type.Boolean({ description: 'true when a lexicon rule set this word (an alias’s words, or a phoneme rule)' })),

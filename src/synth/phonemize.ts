@@ -11,14 +11,13 @@ import { applyLexicon, type LexiconEntry } from './text/lexicon.ts';
 import { concatMapped, mappedRun, standingFor, type MappedText } from './text/mapped.ts';
 import { plainScript } from './text/script.ts';
 import type { VoiceSpec } from './voice-spec.ts';
+import type { PhonemeSet } from '../schemas/phonemize.ts';
 
 export interface PhonemizeRequest {
   text: string;
   voice: VoiceSpec;
   lexicon?: LexiconEntry[];
 }
-
-export type PhonemeSet = 'ipa' | 'x-sampa' | 'arpabet';
 
 export interface PhonemizedWord {
   word: string;

@@ -3,6 +3,8 @@
 // one shape. Offsets and lengths are UTF-16 code units of the ORIGINAL request string, so a word's timing can
 // point back at what the user wrote (an SSML entity, a say-as date, "$5.20").
 
+import type { PhonemeAlphabet } from '../../schemas/lexicons.ts';
+
 /** Where a piece sits in the request string. */
 export interface SourceSpan {
   offset: number;
@@ -63,7 +65,6 @@ export interface SubRun extends SourceSpan {
   context: RunContext;
 }
 
-export type PhonemeAlphabet = 'ipa' | 'x-sampa';
 
 /**
  * `<phoneme ph alphabet>`: engines that take phonemes speak `ph`; the others speak `text` (the grapheme) and

@@ -3,6 +3,8 @@
 // phoneme ids as espeak's own IPA for those sounds. The tables cover the sounds of English and the common
 // European vowels and consonants; a symbol outside them is passed through (espeak then ignores it).
 
+import type { PhonemeAlphabet } from '../../schemas/lexicons.ts';
+
 /** Symbol pairs (from, to), longest symbols first. */
 type SymbolTable = readonly (readonly [string, string])[];
 
@@ -54,7 +56,7 @@ export function ipaToEspeak(s: string): string {
 }
 
 /** The espeak text input that says `ph` (`[[...]]`), or undefined when nothing of it is pronounceable. */
-export function espeakPhonemeInput(ph: string, alphabet: 'ipa' | 'x-sampa'): string | undefined {
+export function espeakPhonemeInput(ph: string, alphabet: PhonemeAlphabet): string | undefined {
   const mnemonics = ipaToEspeak(alphabet === 'x-sampa' ? xsampaToIpa(ph) : ph).replace(/[[\]]/g, '');
   return /[a-zA-Z@0-9]/.test(mnemonics) ? `[[${mnemonics}]]` : undefined;
 }

@@ -3,7 +3,8 @@
 // error naming its line, column and element rather than being skipped, so a client learns what was not spoken.
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS } from './ssml-values.ts';
-import type { BoundaryPiece, PhonemeAlphabet, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
+import { PHONEME_ALPHABETS, type PhonemeAlphabet } from '../../schemas/lexicons.ts';
+import type { BoundaryPiece, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
 
 export class SsmlError extends Error {
   constructor(
@@ -343,7 +344,7 @@ class SsmlReader {
         if (attrs.ph === undefined || attrs.ph.trim() === '') bad('ph', 'is required');
         if (attrs.ph.length > 1000) bad('ph', 'is longer than 1000 characters');
         const alphabet = attrs.alphabet ?? 'ipa';
-        if (alphabet !== 'ipa' && alphabet !== 'x-sampa') bad('alphabet', 'must be "ipa" or "x-sampa"');
+        if (!(PHONEME_ALPHABETS as readonly string[]).includes(alphabet)) bad('alphabet', `must be ${PHONEME_ALPHABETS.map((a) => `"${a}"`).join(' or ')}`);
         break;
       }
     }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import { LEXICON_LIMITS } from '../../../src/schemas/lexicons.ts';
+import { LEXICON_LIMITS, type PhonemeAlphabet } from '../../../src/schemas/lexicons.ts';
 import { api, speakBlob } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorText, InlineError, StatusText, message } from '../components/feedback.tsx';
@@ -17,7 +17,7 @@ interface Draft {
   grapheme: string;
   kind: Kind;
   value: string;
-  alphabet: 'ipa' | 'x-sampa';
+  alphabet: PhonemeAlphabet;
 }
 
 const EMPTY: Draft = { grapheme: '', kind: 'alias', value: '', alphabet: 'ipa' };
