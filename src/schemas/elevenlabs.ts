@@ -103,6 +103,8 @@ export interface ElevenLabsOutput {
   /** Every format of ours but FLAC, which their API does not offer. */
   format: Exclude<SpeechFormat, 'flac'>;
   sampleRate?: number;
+  /** µ-law and A-law come as bare bytes, without a WAV header, as theirs do (Twilio-style media streams). */
+  headerless?: boolean;
 }
 
 const MP3_NAMES = ['mp3_22050_32', 'mp3_24000_48', 'mp3_44100_32', 'mp3_44100_64', 'mp3_44100_96', 'mp3_44100_128', 'mp3_44100_192'];
@@ -111,15 +113,15 @@ const OPUS_NAMES = ['opus_48000_32', 'opus_48000_64', 'opus_48000_96', 'opus_480
 /**
  * Their output formats we serve, by name. MP3 and Opus are ours whatever rate and bitrate the name asks (24 kHz
  * 64 kbps MP3, 32 kbps Ogg Opus): a player reads them alike. PCM and WAV keep the rate they name, for every rate
- * we produce (their pcm_32000 and wav_32000 are not among them); µ-law and A-law are 8 kHz WAV.
+ * we produce (their pcm_32000 and wav_32000 are not among them); µ-law and A-law are bare 8 kHz G.711 bytes, as theirs.
  */
 export const ELEVENLABS_OUTPUTS: Readonly<Record<string, ElevenLabsOutput>> = Object.freeze({
   ...Object.fromEntries(MP3_NAMES.map((n) => [n, { format: 'mp3' }])),
   ...Object.fromEntries(OPUS_NAMES.map((n) => [n, { format: 'opus' }])),
   ...Object.fromEntries(SAMPLE_RATES.map((r) => [`pcm_${r}`, { format: 'pcm', sampleRate: r }])),
   ...Object.fromEntries(SAMPLE_RATES.map((r) => [`wav_${r}`, { format: 'wav', sampleRate: r }])),
-  ulaw_8000: { format: 'mulaw' },
-  alaw_8000: { format: 'alaw' },
+  ulaw_8000: { format: 'mulaw', headerless: true },
+  alaw_8000: { format: 'alaw', headerless: true },
 });
 export const ELEVENLABS_OUTPUT_NAMES = Object.keys(ELEVENLABS_OUTPUTS);
 export const DEFAULT_ELEVENLABS_OUTPUT = 'mp3_44100_128';

@@ -1,4 +1,4 @@
-import { FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
+import { BARE_G711, FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';
@@ -32,6 +32,8 @@ export interface SpeechInput {
   format: EncodeFormat;
   /** Output rate in Hz (SAMPLE_RATES) for pcm and wav; the format's own rate when absent. */
   sampleRate?: number;
+  /** mulaw and alaw as bare G.711 bytes, without the WAV header (the ElevenLabs door: what telephony takes). */
+  headerless?: boolean;
   /** When given, the voice must be spoken by this engine. */
   engine?: string;
   /** Which front door asked (the metrics label that tells them apart). */
@@ -156,6 +158,7 @@ export class SpeechService {
     const { text, format } = input;
     const speed = this.checkRequest(input);
     const sampleRate = checkSampleRate(format, input.sampleRate);
+    const bare = input.headerless === true && (format === 'mulaw' || format === 'alaw') ? BARE_G711[format] : undefined;
     const parsed = parseRequestText(text, input.textType, this.deps.maxTextChars);
     const characters = parsed.spokenChars;
     if (characters > this.deps.maxTextChars) {
@@ -175,6 +178,7 @@ export class SpeechService {
       ...(input.pauseBefore ? { pauseBefore: input.pauseBefore } : {}),
       // Only a rate other than the format's own travels, so the same audio keeps one cache key.
       ...(sampleRate !== FORMATS[format].sampleRate ? { sampleRate } : {}),
+      ...(bare ? { headerless: true } : {}),
       ...(parsed.script ? { script: parsed.script } : {}),
       ...(voices.length > 0 ? { voices } : {}),
     };
@@ -229,7 +233,7 @@ export class SpeechService {
         releaseSlot();
       }
     }
-    const info = { ...FORMATS[format], sampleRate };
+    const info = { ...FORMATS[format], sampleRate, ...bare };
     return { voiceId: voice.id, engine: voice.engine, format, info, characters, chunks: chunks() };
   }
 

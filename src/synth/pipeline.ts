@@ -114,7 +114,7 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
   }
   const steps = planSteps(req, plan, (voice) => engines.get(voiceKey(voice))!.engine.info.capabilities.streaming);
-  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate });
+  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate, headerless: req.headerless === true });
   const out = new OutputStream(encoder, createLevelStage(encoder.sampleRate), hooks);
   const aborted = (): boolean => hooks.signal?.aborted === true;
 

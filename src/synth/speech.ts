@@ -35,6 +35,8 @@ export interface SpeechRequest {
   pauseBefore?: Break;
   /** Output rate in Hz when a client chose one other than the format's own (pcm, wav); absent = the format's rate. */
   sampleRate?: number;
+  /** mulaw/alaw as bare G.711 bytes, without the WAV header. */
+  headerless?: boolean;
 }
 
 export type { MarkTiming, WordTiming } from '../schemas/speech.ts';

@@ -91,8 +91,6 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
 
   for (const c of [
     { name: 'opus_48000_64', codec: 'opus', ext: 'ogg' },
-    { name: 'ulaw_8000', codec: 'pcm_mulaw', ext: 'wav', rate: 8000 },
-    { name: 'alaw_8000', codec: 'pcm_alaw', ext: 'wav', rate: 8000 },
     { name: 'wav_16000', codec: 'pcm_s16le', ext: 'wav', rate: 16_000 },
     { name: 'mp3_22050_32', codec: 'mp3', ext: 'mp3' },
   ] as const) {
@@ -104,6 +102,27 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
       if ('rate' in c) assert.equal(info.sampleRate, c.rate);
       const seconds = ffmpegDecode(path, { rate: 16_000 }).length / 16_000;
       assert.ok(Math.abs(seconds - reference) < 0.25, `${seconds} s vs ${reference} s`);
+    });
+  }
+
+  for (const c of [
+    { name: 'ulaw_8000', law: 'mulaw', type: 'audio/basic', silence: [0xff, 0x7f] },
+    { name: 'alaw_8000', law: 'alaw', type: 'audio/x-alaw-basic', silence: [0xd5, 0x55] },
+  ] as const) {
+    test(`output_format ${c.name}: bare 8 kHz G.711 bytes, no WAV header, as a telephony stream takes them`, async () => {
+      const res = await s.request(`/v1/text-to-speech/${VOICE}/stream?output_format=${c.name}`, { json: { text: TEXT }, headers: { 'xi-api-key': key } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), c.type);
+      const audio = Buffer.from(await res.arrayBuffer());
+      assert.notEqual(audio.toString('latin1', 0, 4), 'RIFF');
+      // The speech starts with a few milliseconds of silence: that law's code for zero.
+      assert.ok((c.silence as readonly number[]).includes(audio[0]), `first byte 0x${audio[0].toString(16)}`);
+      assert.ok(Math.abs(audio.length / 8000 - reference) < 0.25, `one byte per sample: ${audio.length / 8000} s vs ${reference} s`);
+      const path = tmp.file(`bare-${c.name}.raw`, audio);
+      const decoded = ffmpegDecode(path, { inputArgs: ['-f', c.law, '-ar', '8000', '-ac', '1'] });
+      assert.equal(decoded.length, audio.length);
+      const pitch = measurePitch(decoded, 8000).medianHz;
+      assert.ok(pitch > 150, `read as ${c.law}, the female voice at ${pitch} Hz`);
     });
   }
 

@@ -3,7 +3,9 @@ import { createMp3Encoder } from './mp3.ts';
 import { createOpusEncoder } from './opus.ts';
 import { createF32Encoder, createPcm16Encoder } from './pcm.ts';
 import type { EncodeFormat, EncoderOptions, FormatInfo, StreamEncoder } from './types.ts';
-import { createWavEncoder } from './wav.ts';
+import { createG711Encoder, createWavEncoder } from './wav.ts';
+
+export { BARE_G711 } from './wav.ts';
 import { ALAW_SAMPLE_RATE, MULAW_SAMPLE_RATE, STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
 
 export type { EncodeFormat, EncoderOptions, FormatInfo, StreamEncoder } from './types.ts';
@@ -56,9 +58,9 @@ export async function createEncoder(format: EncodeFormat, options: EncoderOption
     case 'pcm':
       return createPcm16Encoder(rate);
     case 'mulaw':
-      return createWavEncoder('mulaw', rate, buffered);
+      return options.headerless ? createG711Encoder('mulaw', rate) : createWavEncoder('mulaw', rate, buffered);
     case 'alaw':
-      return createWavEncoder('alaw', rate, buffered);
+      return options.headerless ? createG711Encoder('alaw', rate) : createWavEncoder('alaw', rate, buffered);
     case 'f32':
       return createF32Encoder(rate);
   }

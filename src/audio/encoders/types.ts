@@ -24,6 +24,8 @@ export interface EncoderOptions {
   buffered?: boolean;
   /** Output rate in Hz for the formats that take any (wav, pcm, mulaw, alaw, f32); the format's own rate by default. */
   sampleRate?: number;
+  /** mulaw and alaw only: the bare G.711 bytes, without the WAV header (telephony APIs take them so). */
+  headerless?: boolean;
 }
 
 export interface FormatInfo {

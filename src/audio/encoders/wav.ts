@@ -63,6 +63,22 @@ function samplesToBytes(format: WavSampleFormat, x: Float32Array): Uint8Array {
   return g711 === undefined ? int16Bytes(x) : float32ChannelsToBuffer([x], 8, g711);
 }
 
+/** How bare G.711 bytes are labelled: RFC 2046's audio/basic is mu-law; A-law has only an x- type. */
+export const BARE_G711 = Object.freeze({
+  mulaw: { contentType: 'audio/basic', extension: 'ulaw' },
+  alaw: { contentType: 'audio/x-alaw-basic', extension: 'alaw' },
+} as const);
+
+/** Bare G.711 bytes, one per sample: every chunk playable as it stands, as telephony media streams expect. */
+export function createG711Encoder(format: 'mulaw' | 'alaw', sampleRate: number): StreamEncoder {
+  return {
+    contentType: BARE_G711[format].contentType,
+    sampleRate,
+    write: (samples) => samplesToBytes(format, samples),
+    end: () => EMPTY,
+  };
+}
+
 export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean): StreamEncoder {
   const contentType = 'audio/wav';
   if (buffered) {
