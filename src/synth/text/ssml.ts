@@ -27,6 +27,9 @@ export interface SsmlLimits {
 
 export const DEFAULT_SSML_LIMITS: SsmlLimits = { maxDepth: 32, maxElements: 2000 };
 
+/** The longest `<sub alias>` and `<phoneme ph>`, in characters. */
+const MAX_ATTRIBUTE_TEXT_CHARS = 1000;
+
 const SAY_AS: Readonly<Record<string, SayAsKind>> = {
   characters: 'characters',
   'spell-out': 'characters',
@@ -338,11 +341,11 @@ class SsmlReader {
       }
       case 'sub':
         if (attrs.alias === undefined) bad('alias', 'is required');
-        if (attrs.alias.length > 1000) bad('alias', 'is longer than 1000 characters');
+        if (attrs.alias.length > MAX_ATTRIBUTE_TEXT_CHARS) bad('alias', `is longer than ${MAX_ATTRIBUTE_TEXT_CHARS} characters`);
         break;
       case 'phoneme': {
         if (attrs.ph === undefined || attrs.ph.trim() === '') bad('ph', 'is required');
-        if (attrs.ph.length > 1000) bad('ph', 'is longer than 1000 characters');
+        if (attrs.ph.length > MAX_ATTRIBUTE_TEXT_CHARS) bad('ph', `is longer than ${MAX_ATTRIBUTE_TEXT_CHARS} characters`);
         const alphabet = attrs.alphabet ?? 'ipa';
         if (!(PHONEME_ALPHABETS as readonly string[]).includes(alphabet)) bad('alphabet', `must be ${PHONEME_ALPHABETS.map((a) => `"${a}"`).join(' or ')}`);
         break;
