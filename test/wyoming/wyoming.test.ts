@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeEvent, FrameReader, type WyomingEvent } from '../../src/wyoming/frames.ts';
+import { pcm16Samples, rms } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-wyoming-'));
@@ -91,12 +92,6 @@ class Client {
   }
 }
 
-function rms(bytes: Buffer): number {
-  let sum = 0;
-  for (let i = 0; i + 1 < bytes.length; i += 2) sum += (bytes.readInt16LE(i) / 32768) ** 2;
-  return Math.sqrt(sum / Math.max(1, bytes.length / 2));
-}
-
 async function httpSamples(text: string, voice_id: string): Promise<number> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
   assert.equal(res.status, 200);
@@ -129,7 +124,7 @@ describe('Wyoming', () => {
     c.send('synthesize', { text, voice: { name: 'flite-rms', language: 'en-US', speaker: null } });
     const audio = await c.audio();
     assert.equal(audio.rate, 24_000);
-    assert.ok(rms(audio.bytes) > 0.01, 'not silent');
+    assert.ok(rms(pcm16Samples(audio.bytes)) > 0.01, 'not silent');
     const http = await httpSamples(text, 'flite-rms');
     assert.ok(Math.abs(audio.samples - http) < 0.01 * http, `${audio.samples} vs ${http} samples`);
     c.close();
