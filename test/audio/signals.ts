@@ -1,4 +1,5 @@
 // Shared test signals and measurements for the audio tests (not a test file itself).
+import assert from 'node:assert/strict';
 
 export function sine(freq: number, seconds: number, rate: number, amp = 0.5): Float32Array {
   const n = Math.round(seconds * rate);
@@ -35,6 +36,12 @@ export function rms(x: Float32Array): number {
   let s = 0;
   for (const v of x) s += v * v;
   return Math.sqrt(s / Math.max(1, x.length));
+}
+
+/** How many samples a 16-bit mono WAV file holds (its data chunk follows a 44-byte header); fails on a non-RIFF file. */
+export function wavSampleCount(bytes: Uint8Array): number {
+  assert.equal(Buffer.from(bytes.subarray(0, 4)).toString('latin1'), 'RIFF');
+  return (bytes.length - 44) / 2;
 }
 
 /** Little-endian 16-bit PCM (a `pcm` response body, a WAV's data) as samples in [-1, 1). */

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { previewText } from '../../src/schemas/previews.ts';
+import { wavSampleCount } from '../audio/signals.ts';
 import { metricValue } from '../helpers/metrics.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { StreamClient, type StreamMsg } from '../helpers/ws-client.ts';
@@ -34,12 +35,6 @@ async function usageOf(cookie: string): Promise<{ characters: number; requests: 
   return usage.days.reduce((t, d) => ({ characters: t.characters + d.characters, requests: t.requests + d.requests }), { characters: 0, requests: 0 });
 }
 
-/** The samples of a 16-bit WAV, as numbers (the data chunk follows a 44-byte header). */
-function wavSamples(bytes: Buffer): number {
-  assert.equal(bytes.subarray(0, 4).toString('latin1'), 'RIFF');
-  return (bytes.length - 44) / 2;
-}
-
 describe('synthesis cache', () => {
   test('an identical request is a hit: byte-identical audio, counted as usage again, the hit counter rises', async () => {
     const { key, cookie } = await s.newKey('cache-hit@example.com');
@@ -51,7 +46,7 @@ describe('synthesis cache', () => {
     assert.equal(await misses(), m0 + 1);
     const second = await speakBytes({ bearer: key }, body);
     assert.equal(await hits(), h0 + 1);
-    assert.ok(wavSamples(first) > 8000, 'real speech');
+    assert.ok(wavSampleCount(first) > 8000, 'real speech');
     assert.ok(first.equals(second), 'the cached answer is the same bytes');
     assert.deepEqual(await usageOf(cookie), { characters: body.text.length * 2, requests: 2 });
     assert.ok((await metric('voxsmith_synthesis_cache_bytes')) >= first.length);

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { wavSampleCount } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const LIMIT = 40;
@@ -44,12 +45,6 @@ async function overStream(key: string, messages: unknown[], last: (m: StreamMess
 const speak = (key: string, body: Record<string, unknown>) => s.request('/v1/speak', { json: body, bearer: key });
 const openai = (key: string, body: Record<string, unknown>) => s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', ...body }, bearer: key });
 
-/** Samples in a 16-bit WAV file (its data chunk follows a 44-byte header). */
-function wavSamples(bytes: Uint8Array): number {
-  assert.equal(Buffer.from(bytes.subarray(0, 4)).toString('latin1'), 'RIFF');
-  return (bytes.length - 44) / 2;
-}
-
 async function usageOf(cookie: string, keyId: string): Promise<{ characters: number; requests: number } | undefined> {
   const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ key_id: string; characters: number; requests: number }> };
   const row = usage.keys.find((r) => r.key_id === keyId);
@@ -89,10 +84,10 @@ describe('speech service: one set of rules for every door', () => {
     assert.equal(atLimit.length, LIMIT);
     const a = await speak(key, { text: atLimit, format: 'wav' });
     assert.equal(a.status, 200);
-    assert.ok(wavSamples(new Uint8Array(await a.arrayBuffer())) > 0);
+    assert.ok(wavSampleCount(new Uint8Array(await a.arrayBuffer())) > 0);
     const b = await openai(key, { input: atLimit, response_format: 'wav' });
     assert.equal(b.status, 200);
-    assert.ok(wavSamples(new Uint8Array(await b.arrayBuffer())) > 0);
+    assert.ok(wavSampleCount(new Uint8Array(await b.arrayBuffer())) > 0);
     const messages = await overStream(key, [{ type: 'synthesize', text: atLimit }], (m) => m.type === 'done' || m.type === 'error');
     const done = messages.at(-1);
     assert.equal(done?.type, 'done', JSON.stringify(done));
@@ -121,8 +116,8 @@ describe('speech service: usage and metering, once per request on every door', (
       stream: await syntheses('stream', 'ok'),
     };
     const doors: Array<[string, (key: string, text: string) => Promise<number>]> = [
-      ['speak', async (key, text) => wavSamples(new Uint8Array(await (await speak(key, { text, format: 'wav' })).arrayBuffer()))],
-      ['openai', async (key, text) => wavSamples(new Uint8Array(await (await openai(key, { input: text, response_format: 'wav' })).arrayBuffer()))],
+      ['speak', async (key, text) => wavSampleCount(new Uint8Array(await (await speak(key, { text, format: 'wav' })).arrayBuffer()))],
+      ['openai', async (key, text) => wavSampleCount(new Uint8Array(await (await openai(key, { input: text, response_format: 'wav' })).arrayBuffer()))],
       [
         'openai-sse',
         async (key, text) => {
