@@ -252,3 +252,21 @@ test('FORMATS lists every format with its content type, rate and extension', () 
   assert.ok(!isEncodeFormat('toString'));
   assert.ok(!isEncodeFormat('aac'));
 });
+
+test('mp3: an encoder made after another ended (its LAME instance reused) writes the same bytes as the first', async () => {
+  const input = sine(440, 2, 24_000, 0.3);
+  const encode = async (): Promise<Buffer> => {
+    const e = await createEncoder('mp3');
+    const parts: Uint8Array[] = [];
+    for (let at = 0; at < input.length; at += 6000) parts.push(e.write(input.subarray(at, at + 6000)));
+    parts.push(e.end());
+    return Buffer.concat(parts);
+  };
+  const first = await encode();
+  // Two at once while instances come back from earlier streams: each still gets a whole stream of its own.
+  const [a, b] = await Promise.all([encode(), encode()]);
+  await new Promise((r) => setImmediate(r));
+  const again = await encode();
+  assert.ok(first.length > 1000);
+  for (const out of [a, b, again]) assert.ok(out.equals(first), 'same input, same bytes');
+});

@@ -12,6 +12,36 @@ const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8A
 
 let wasmModule: Promise<WasmSource> | undefined;
 
+type Lame = Awaited<ReturnType<typeof createEncoder<'audio/mpeg'>>>;
+type Mp3Rate = 24000 | 22050 | 16000 | 44100 | 48000;
+/**
+ * LAME instances whose stream has ended, already configured for the next one. A new stream otherwise paid
+ * before its first audio for instantiating (0.2-10 ms, allocating its memory) and configuring (2 ms, LAME's
+ * tables); configure() starts a fresh stream in the same instance, with the same output as a new one.
+ */
+const idle: Array<{ lame: Lame; rate: Mp3Rate }> = [];
+// Enough for the streams a worker usually has going; a burst beyond it makes new ones, and drops them after.
+const MAX_IDLE = 4;
+
+const configure = (lame: Lame, sampleRate: Mp3Rate): void => lame.configure({ channels: 1, sampleRate, bitrate: BITRATE_KBPS });
+
+async function takeLame(rate: Mp3Rate): Promise<Lame> {
+  const i = idle.findIndex((e) => e.rate === rate);
+  if (i >= 0) return idle.splice(i, 1)[0].lame;
+  const lame = await createEncoder('audio/mpeg', await lameModule());
+  configure(lame, rate);
+  return lame;
+}
+
+/** Readies a finished instance for the next stream, after this one's last bytes have gone out. */
+function giveBack(lame: Lame, rate: Mp3Rate): void {
+  if (idle.length >= MAX_IDLE) return;
+  setImmediate(() => {
+    configure(lame, rate);
+    if (idle.length < MAX_IDLE) idle.push({ lame, rate });
+  });
+}
+
 /** Compiles LAME once per thread; each encoder then only instantiates it. */
 function lameModule(): Promise<WasmSource> {
   wasmModule ??= (async () => {
@@ -29,12 +59,8 @@ function lameModule(): Promise<WasmSource> {
  * honour it (ffmpeg, mpg123, browsers) return exactly the input length. A streamed Info frame could not
  * carry the count, and ffmpeg only skips a tag frame that has one: it would then play as extra silence.
  */
-export async function createMp3Encoder(
-  sampleRate: 24000 | 22050 | 16000 | 44100 | 48000,
-  buffered: boolean,
-): Promise<StreamEncoder> {
-  const enc = await createEncoder('audio/mpeg', await lameModule());
-  enc.configure({ channels: 1, sampleRate, bitrate: BITRATE_KBPS });
+export async function createMp3Encoder(sampleRate: Mp3Rate, buffered: boolean): Promise<StreamEncoder> {
+  const enc = await takeLame(sampleRate);
   let ended = false;
   let inputSamples = 0;
   const held: Uint8Array[] = [];
@@ -59,6 +85,8 @@ export async function createMp3Encoder(
       if (ended) throw new Error('encoder already ended');
       ended = true;
       const tail = emit(enc.finalize());
+      // Only an instance that finished cleanly is used again (a throw above leaves it behind).
+      giveBack(enc, sampleRate);
       if (!buffered) return tail;
       const audio = concatBytes(held);
       if (audio.length === 0) return audio;
