@@ -72,11 +72,12 @@ async function renderPiece(engine: Engine, piece: Piece, hooks: RenderHooks): Pr
 }
 
 /**
- * The steps of a request, in speaking order. An engine that renders a sentence whole gets a short first
- * piece, so the first audio comes quickly; not when the request continues a stream (its first audio is
- * not the listener's first).
+ * The steps of a request, in speaking order. A piece is rendered whole before any of it goes out (espeak's
+ * chunks too: they all come out of one synchronous call), so the first sentence gets a short first piece and
+ * the first audio comes quickly; not when the request continues a stream (its first audio is not the
+ * listener's first).
  */
-function planSteps(req: SpeechRequest, plan: readonly PlanItem[], streaming: (voice: VoiceSpec) => boolean): Step[] {
+function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
   const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
   const steps: Step[] = [];
@@ -89,9 +90,8 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[], streaming: (vo
     // What follows a piece is what the next one starts with (its margins are trimmed for that join).
     const next = speeches[speeches.indexOf(item) + 1];
     const sentence: MappedSentence = { text: item.mapped.text, mapped: item.mapped, break: next?.pause ?? 'sentence' };
-    const first = quickStart && !streaming(item.voice);
+    const cut = quickStart ? cutFirstPiece([sentence]) : [sentence];
     quickStart = false;
-    const cut = first ? cutFirstPiece([sentence]) : [sentence];
     for (const s of cut) {
       const piece = { text: s.text, mapped: s.mapped, break: s.break, voice: item.voice, speed: clampSpeed(speed * item.rate), volume: item.volume };
       steps.push({ type: 'speech', piece });
@@ -113,7 +113,7 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     const engine = await loadEngine(item.voice.engine);
     engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
   }
-  const steps = planSteps(req, plan, (voice) => engines.get(voiceKey(voice))!.engine.info.capabilities.streaming);
+  const steps = planSteps(req, plan);
   const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate, headerless: req.headerless === true });
   const out = new OutputStream(encoder, createLevelStage(encoder.sampleRate), hooks);
   const aborted = (): boolean => hooks.signal?.aborted === true;
