@@ -67,7 +67,9 @@ async function recognize(dir: string, ids: string[]): Promise<Map<string, string
   return out;
 }
 
-const to16k = (from: string, to: string) => run('sox', [from, '-r', String(RATE), '-c', '1', '-b', '16', '-e', 'signed-integer', to]);
+// -D: sox dithers by default when it resamples, with fresh noise each run, which moved the service's WER
+// by ±2 points between runs of the same audio (the native files, already 16 kHz, were left alone).
+const to16k = (from: string, to: string) => run('sox', ['-D', from, '-r', String(RATE), '-c', '1', '-b', '16', '-e', 'signed-integer', to]);
 
 export async function wordErrorRate(base: string, key: string, voice: string): Promise<Section> {
   const title = '12. Word error rate, default voice: native engine vs through the service (pocketsphinx)';
