@@ -15,6 +15,8 @@ export interface RenderHooks {
   signal?: AbortSignal;
   /** Lets the host process control messages while an engine runs synchronously. */
   checkpoint?: () => void;
+  /** Waits for this request's turn to render its next piece (a worker orders the requests it interleaves). */
+  turn?: () => Promise<void>;
   /**
    * Takes the next encoded bytes with the seconds of audio they complete and the words that start in
    * them (and the marks that fall in them); resolves when more may be produced (flow control). Bytes are

@@ -138,6 +138,8 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
       }
       const { piece } = step;
       const { engine, gain } = engines.get(voiceKey(piece.voice))!;
+      await hooks.turn?.();
+      if (aborted()) break;
       const r = await renderPiece(engine, piece, hooks);
       if (aborted()) break;
       done++;

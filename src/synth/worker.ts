@@ -6,12 +6,16 @@ import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
 import type { ControlMessage, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
+import { PieceTurns } from './piece-turns.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 
 const settings = (workerData ?? {}) as WorkerSettings;
 // The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files.
 if (settings.neural) installNeuralModels(settings.neural);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
+
+/** The requests this thread interleaves take turns by need, piece by piece. */
+const turns = new PieceTurns();
 
 function announce(event: WorkerEvent): void {
   parentPort?.postMessage(event);
@@ -89,6 +93,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
+      turn: () => turns.take({ started: sent > 0, ahead: sent - acked }),
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
