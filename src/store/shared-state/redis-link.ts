@@ -21,18 +21,29 @@ export function parseRedisUrl(redisUrl: string, override?: string): RedisTarget 
   return { url: url.toString(), prefix };
 }
 
+/** A Lua script with the hash EVALSHA calls it by. */
+interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+const lua = (source: string): LuaScript => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
+/** `now`: Redis's own clock in milliseconds, so nodes with skewed clocks agree. */
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
 /**
- * Sliding-window log in a sorted set: one member per counted request, scored by Redis's own clock (so
- * nodes with skewed clocks agree). Trim, count, then add only when under the limit, all in one script:
- * Redis runs scripts one at a time, so N nodes together allow exactly the limit. The replies mirror the
- * in-memory implementation: {allowed, remaining, retryAfterMs, resetMs}.
+ * Sliding-window log in a sorted set: one member per counted request, scored by Redis's clock. Trim, count,
+ * then add only when under the limit, all in one script: Redis runs scripts one at a time, so N nodes together
+ * allow exactly the limit. The replies mirror the in-memory implementation: {allowed, remaining, retryAfterMs,
+ * resetMs}.
  */
-const HIT_SCRIPT = `
+const HIT = lua(`
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW}
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local count = redis.call('ZCARD', key)
 if count >= limit then
@@ -44,37 +55,32 @@ redis.call('ZADD', key, now, ARGV[3])
 redis.call('PEXPIRE', key, window)
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {1, limit - count - 1, 0, tonumber(oldest[2]) + window - now}
-`;
-const HIT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
+`);
 
 /**
  * Leases in a sorted set per key: one member per held lease, scored by when it lapses (Redis's clock).
  * Drop the lapsed, count, add when under the limit: one script, so N nodes together hold at most the limit.
  */
-const LEASE_SCRIPT = `
+const LEASE = lua(`
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW}
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 if redis.call('ZCARD', key) >= limit then return 0 end
 redis.call('ZADD', key, now + ttl, ARGV[3])
 redis.call('PEXPIRE', key, ttl)
 return 1
-`;
-const LEASE_SHA = createHash('sha1').update(LEASE_SCRIPT).digest('hex');
+`);
 
 /** Moves a held lease's expiry to now + ttl (a lapsed one is not brought back). */
-const RENEW_SCRIPT = `
+const RENEW = lua(`
 local key = KEYS[1]
 local ttl = tonumber(ARGV[1])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${NOW}
 if redis.call('ZADD', key, 'XX', 'CH', now + ttl, ARGV[2]) == 1 then redis.call('PEXPIRE', key, ttl) end
 return 1
-`;
-const RENEW_SHA = createHash('sha1').update(RENEW_SCRIPT).digest('hex');
+`);
 
 // Fail fast rather than queue: while Redis is away every command errors at once and the caller falls
 // back to local state, instead of requests piling up behind a reconnect.
@@ -177,7 +183,7 @@ export class RedisLink {
   }
 
   /** Runs a script by its hash, sending the script itself on its first use on this server (or after a restart or SCRIPT FLUSH). */
-  private async script(sha: string, source: string, key: string, ...args: Array<string | number>): Promise<unknown> {
+  private async script({ sha, source }: LuaScript, key: string, ...args: Array<string | number>): Promise<unknown> {
     try {
       return await this.client.evalsha(sha, 1, key, ...args);
     } catch (err) {
@@ -187,7 +193,7 @@ export class RedisLink {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const reply = await this.script(HIT_SHA, HIT_SCRIPT, `${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`);
+    const reply = await this.script(HIT, `${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`);
     if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === 'number')) {
       throw new Error('unexpected reply from the rate-limit script');
     }
@@ -198,13 +204,13 @@ export class RedisLink {
   /** Takes a lease; its member id when granted, null when `limit` are held. */
   async lease(key: string, limit: number, ttlMs: number): Promise<string | null> {
     const id = `${this.nodeId}:${++this.seq}`;
-    const reply = await this.script(LEASE_SHA, LEASE_SCRIPT, this.leaseKey(key), limit, ttlMs, id);
+    const reply = await this.script(LEASE, this.leaseKey(key), limit, ttlMs, id);
     if (reply !== 0 && reply !== 1) throw new Error('unexpected reply from the lease script');
     return reply === 1 ? id : null;
   }
 
   async renewLease(key: string, id: string, ttlMs: number): Promise<void> {
-    await this.script(RENEW_SHA, RENEW_SCRIPT, this.leaseKey(key), ttlMs, id);
+    await this.script(RENEW, this.leaseKey(key), ttlMs, id);
   }
 
   async releaseLease(key: string, id: string): Promise<void> {
