@@ -83,15 +83,15 @@ export class FairScheduler {
   async acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
     signal.throwIfAborted();
     if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey) throw this.limited();
-    const lease = this.options.shared ? await this.options.shared.lease(`concurrency:${key}`, this.options.maxPerKey, LEASE_TTL_MS) : undefined;
+    if (!this.options.shared) return this.admit(key, signal, onQueued);
+    const lease = await this.options.shared.lease(`concurrency:${key}`, this.options.maxPerKey, LEASE_TTL_MS);
     if (lease === null) throw this.limited();
     // Counted again: other requests of this key may have been admitted while the lease was asked for.
     if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey || signal.aborted) {
-      void lease?.release();
+      void lease.release();
       signal.throwIfAborted();
       throw this.limited();
     }
-    if (!lease) return this.admit(key, signal, onQueued);
     const renewal = setInterval(() => void lease.renew(), LEASE_RENEW_MS);
     renewal.unref();
     const giveBack = (): void => {

@@ -16,8 +16,6 @@ export interface EngineVoiceInfo {
 export interface EngineCapabilities {
   /** The engine reports when each word starts. */
   wordEvents: boolean;
-  /** Audio arrives in several chunks per sentence rather than one buffer. */
-  streaming: boolean;
   /** VoiceSpec.controls fields the engine renders natively; others are ignored. */
   controls: readonly (keyof VoiceControls)[];
   /** VoiceSpec.variant names a shipped variant. */

@@ -37,7 +37,7 @@ export class MemorySharedState implements SharedState {
   async lease(key: string, limit: number, ttlMs: number): Promise<Lease | null> {
     const now = this.now();
     const held = this.leases.get(key) ?? new Map<string, number>();
-    for (const [id, until] of held) if (until <= now) held.delete(id);
+    dropLapsed(held, now);
     if (held.size >= limit) return null;
     const id = randomUUID();
     held.set(id, now + ttlMs);
@@ -82,8 +82,13 @@ export class MemorySharedState implements SharedState {
       if (last === undefined || last <= now - entry.windowMs) this.windows.delete(key);
     }
     for (const [key, held] of this.leases) {
-      for (const [id, until] of held) if (until <= now) held.delete(id);
+      dropLapsed(held, now);
       if (held.size === 0) this.leases.delete(key);
     }
   }
+}
+
+/** Forgets the leases of `held` (id -> when it lapses) that have lapsed by `now`. */
+function dropLapsed(held: Map<string, number>, now: number): void {
+  for (const [id, until] of held) if (until <= now) held.delete(id);
 }

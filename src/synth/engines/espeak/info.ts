@@ -59,7 +59,6 @@ export const espeakInfo: EngineInfo = {
   sampleRate: ESPEAK_SAMPLE_RATE,
   capabilities: {
     wordEvents: true,
-    streaming: true,
     controls: ['pitchHz', 'pitchRangeHz', 'rate', 'formantScale', 'breath', 'flutter', 'roughness'],
     variants: true,
     speedRange: [ESPEAK_MIN_WPM / ESPEAK_BASE_WPM, ESPEAK_MAX_WPM / ESPEAK_BASE_WPM],

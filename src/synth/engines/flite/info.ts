@@ -38,7 +38,6 @@ export const fliteInfo: EngineInfo = {
   capabilities: {
     // From flite's own segment timing (-psdur), not spread evenly.
     wordEvents: true,
-    streaming: false,
     controls: ['pitchHz', 'rate'],
     variants: false,
     speedRange: [FLITE_MIN_RATE, FLITE_MAX_RATE],

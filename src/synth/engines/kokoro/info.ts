@@ -13,7 +13,6 @@ export const kokoroInfo: EngineInfo = {
   sampleRate: KOKORO_SAMPLE_RATE,
   capabilities: {
     wordEvents: false,
-    streaming: false,
     controls: ['rate'],
     variants: false,
     speedRange: [KOKORO_MIN_RATE, KOKORO_MAX_RATE],

@@ -13,7 +13,6 @@ export const piperInfo: EngineInfo = {
   sampleRate: 22050,
   capabilities: {
     wordEvents: false,
-    streaming: false,
     controls: ['rate'],
     variants: false,
     speedRange: [PIPER_MIN_RATE, PIPER_MAX_RATE],
