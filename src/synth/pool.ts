@@ -3,11 +3,10 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { NeuralModels } from './neural-models.ts';
-import type { VoiceSpec } from './voice-spec.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
-export interface PoolOptions {
+/** The pool's own settings, and what it hands every thread (WorkerSettings). */
+export interface PoolOptions extends WorkerSettings {
   /** Threads; default os.availableParallelism(). */
   workers?: number;
   /**
@@ -15,12 +14,6 @@ export interface PoolOptions {
    * holding a whole thread. Default 4.
    */
   tasksPerWorker?: number;
-  /** The models found in VOICES_DIR, handed to every thread. */
-  neural?: NeuralModels;
-  /** Integrated loudness every voice is brought to (each thread measures its voices against it); null: off. */
-  loudnessTargetLufs?: number | null;
-  /** Voices each thread speaks once while warming up (see WorkerSettings). */
-  warmVoices?: VoiceSpec[];
 }
 
 export interface PoolStats {
@@ -41,16 +34,17 @@ export class SynthPool {
   private closed = false;
 
   constructor(options: PoolOptions = {}) {
-    this.size = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
+    const { workers, tasksPerWorker, ...settings } = options;
+    this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
     this.piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: fileURLToPath(new URL('./worker.ts', import.meta.url)),
       minThreads: this.size,
       maxThreads: this.size,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      concurrentTasksPerWorker: Math.max(1, Math.floor(options.tasksPerWorker ?? 4)),
+      concurrentTasksPerWorker: Math.max(1, Math.floor(tasksPerWorker ?? 4)),
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: { neural: options.neural, loudnessTargetLufs: options.loudnessTargetLufs, warmVoices: options.warmVoices } satisfies WorkerSettings,
+      workerData: settings satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;

@@ -41,9 +41,12 @@ export type WorkerTask = SpeakTask | PhonemizeTask;
 
 /** What every worker thread is started with (piscina's workerData). */
 export interface WorkerSettings {
-  /** The models found in VOICES_DIR. */
+  /** Piper and Kokoro models found in VOICES_DIR (see src/voices/neural-catalog.ts); none by default. */
   neural?: NeuralModels;
-  /** null: every engine at its own level (the limiter still keeps peaks under the ceiling). */
+  /**
+   * Integrated loudness every voice is brought to (each thread measures its voices against it); default
+   * -16 LUFS; null: every engine at its own level (the limiter still keeps peaks under the ceiling).
+   */
   loudnessTargetLufs?: number | null;
   /**
    * Voices spoken once through the whole pipeline before the thread reports ready: their loudness is

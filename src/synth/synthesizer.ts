@@ -2,13 +2,12 @@
 import { MessageChannel } from 'node:worker_threads';
 import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
-import { installNeuralModels, type NeuralModels } from './neural-models.ts';
-import { SynthPool, type PoolStats } from './pool.ts';
+import { installNeuralModels } from './neural-models.ts';
+import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
 import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
-import type { VoiceSpec } from './voice-spec.ts';
 
 export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
 export type { EngineInfo } from './engine.ts';
@@ -31,21 +30,12 @@ export interface Synthesizer {
   close(): Promise<void>;
 }
 
-export interface SynthesizerOptions {
-  /** Worker threads; default os.availableParallelism(). */
-  workers?: number;
-  /** Integrated loudness every voice is brought to; default -16 LUFS; null keeps each engine's own level. */
-  loudnessTargetLufs?: number | null;
-  /** Requests one worker interleaves; default 4. */
-  tasksPerWorker?: number;
+/** The pool's options (threads, and what each thread is started with), and the streaming limits. */
+export interface SynthesizerOptions extends PoolOptions {
   /** Audio the worker may produce ahead of the consumer; default 2 s. */
   maxUnackedSeconds?: number;
   /** A consumer that takes nothing for this long is dropped; default 120 000 ms. */
   stallTimeoutMs?: number;
-  /** Piper and Kokoro models found in VOICES_DIR (see src/voices/neural-catalog.ts); none by default. */
-  neural?: NeuralModels;
-  /** Voices every worker speaks once before it reports ready, so no request pays for their first use. */
-  warmVoices?: VoiceSpec[];
 }
 
 export class SynthesisError extends Error {
@@ -78,15 +68,8 @@ function validate(req: SpeechRequest): void {
 
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
-  const pool = new SynthPool({
-    workers: options.workers,
-    tasksPerWorker: options.tasksPerWorker,
-    neural: options.neural,
-    loudnessTargetLufs: options.loudnessTargetLufs,
-    warmVoices: options.warmVoices,
-  });
-  const maxUnackedSeconds = options.maxUnackedSeconds ?? 2;
-  const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
+  const { maxUnackedSeconds = 2, stallTimeoutMs = 120_000, ...poolOptions } = options;
+  const pool = new SynthPool(poolOptions);
   let nextId = 1;
 
   async function* speak(req: SpeechRequest, signal?: AbortSignal): AsyncGenerator<SpeechChunk> {
