@@ -1,4 +1,4 @@
-// The service under test: `src/main.ts` in its own process with a fresh data folder, signed into the
+// The service under test: `npm start`'s own script (scripts/start.mjs: the compiled dist/) in its own process with a fresh data folder, signed into the
 // way a user would (magic link from the local outbox), with one API key for the load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -52,7 +52,7 @@ export async function startService(options: StartOptions = {}): Promise<BenchSer
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED_ENV) delete env[name];
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
     env: {
       ...env,

@@ -30,7 +30,7 @@ export async function startup(starts: number): Promise<Section> {
   return {
     title: `13. Start to ready and idle memory (${WORKERS} workers)`,
     notes: [
-      `${starts} fresh starts of src/main.ts with WORKERS=${WORKERS}: seconds from spawn until GET /readyz answers 200, and the resident`,
+      `${starts} fresh starts of the service (npm start) with WORKERS=${WORKERS}: seconds from spawn until GET /readyz answers 200, and the resident`,
       `memory of the service's process tree (the main process with its worker threads, plus any child processes; VmRSS`,
       `from /proc) at ready and ${SETTLE_MS / 1000} s later. Targets: ready ≤ 2 s, idle ≤ 300 MiB; after the bench ≤ 400 MiB (section 7).`,
     ],

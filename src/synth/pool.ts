@@ -1,8 +1,8 @@
 // The worker pool: a fixed set of piscina threads, each holding its own loaded engines for its lifetime.
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { siblingModule } from '../sibling-module.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 /** The pool's own settings, and what it hands every thread (WorkerSettings). */
@@ -37,7 +37,7 @@ export class SynthPool {
     const { workers, tasksPerWorker, ...settings } = options;
     this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
     this.piscina = new Piscina<WorkerTask, WorkerResult>({
-      filename: fileURLToPath(new URL('./worker.ts', import.meta.url)),
+      filename: siblingModule(import.meta.url, 'worker'),
       minThreads: this.size,
       maxThreads: this.size,
       idleTimeout: Number.MAX_SAFE_INTEGER,

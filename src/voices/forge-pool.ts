@@ -1,8 +1,8 @@
 // A one-thread pool for the forge's decoding and measuring. One thread is enough: the fit loop waits for
 // each measurement anyway, and the speech workers keep the other core.
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.ts';
+import { siblingModule } from '../sibling-module.ts';
 import type { AnalysisResult, AnalysisTask } from './forge-protocol.ts';
 import type { SpeakerFeatures } from './speaker-features.ts';
 
@@ -25,7 +25,7 @@ export class SpeechAnalyzer {
 
   constructor(options: { idleTimeoutMs?: number } = {}) {
     this.piscina = new Piscina<AnalysisTask, AnalysisResult>({
-      filename: fileURLToPath(new URL('./forge-worker.ts', import.meta.url)),
+      filename: siblingModule(import.meta.url, 'forge-worker'),
       minThreads: 0,
       maxThreads: 1,
       // Started on the first clone and kept a while: loading the decoders' wasm takes a moment.

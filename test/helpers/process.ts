@@ -21,10 +21,17 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the real service (`src/main.ts`) as its own process, as `npm start` would. */
-export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
+/**
+ * How the process is started: the sources through tsx (what the tests test), or `npm start`'s own script
+ * (scripts/start.mjs: the compiled dist/, rebuilt first if src/ changed).
+ */
+export type Entry = 'sources' | 'npm-start';
+const ARGS: Record<Entry, string[]> = { sources: ['--import', 'tsx', 'src/main.ts'], 'npm-start': ['scripts/start.mjs'] };
+
+/** Starts the real service as its own process. */
+export async function startProcess(env: Record<string, string>, entry: Entry = 'sources'): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ARGS[entry], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -32,7 +39,8 @@ export async function startProcess(env: Record<string, string>): Promise<Service
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
+  // A stale dist/ is compiled first (~10 s on a busy 2-core machine).
+  const deadline = Date.now() + 120_000;
   while (!out.includes('Server listening')) {
     if (child.exitCode !== null) throw new Error(`service exited: ${out}`);
     if (Date.now() > deadline) {
