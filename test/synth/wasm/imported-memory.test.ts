@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { withImportedMemory } from '../../../src/synth/wasm/imported-memory.ts';
+
+// The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
+interface Memory {
+  buffer: ArrayBuffer;
+}
+interface Wasm {
+  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string; kind: string }[] };
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum?: number }) => Memory;
+}
+const W = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
+
+const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+const MEMORY = (limits: number[]) => [0x05, limits.length + 1, 0x01, ...limits];
+const EXPORT_MEMORY = [0x07, 0x0a, 0x01, 0x06, ...Buffer.from('memory'), 0x02, 0x00];
+// One active segment: "hi" at address 16.
+const DATA = [0x0b, 0x08, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x02, 0x68, 0x69];
+// A function type and an imported function env.f, so the existing imports must survive the rewrite.
+const TYPES = [0x01, 0x04, 0x01, 0x60, 0x00, 0x00];
+const IMPORT_F = [0x02, 0x09, 0x01, 0x03, ...Buffer.from('env'), 0x01, 0x66, 0x00, 0x00];
+
+test('a module without imports gets its memory as env.memory, data segments written into the memory given', () => {
+  const original = Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x02]), ...EXPORT_MEMORY, ...DATA]);
+  const { bytes, initialPages, maximumPages } = withImportedMemory(original);
+  assert.equal(initialPages, 2);
+  assert.equal(maximumPages, undefined);
+  const module = new W.Module(bytes);
+  assert.deepEqual(W.Module.imports(module), [{ module: 'env', name: 'memory', kind: 'memory' }]);
+  const memory = new W.Memory({ initial: 2 });
+  new Uint8Array(memory.buffer).fill(7);
+  const instance = new W.Instance(module, { env: { memory } });
+  assert.equal(instance.exports.memory, memory, 'the export is the memory passed in');
+  const view = new Uint8Array(memory.buffer);
+  assert.deepEqual([...view.subarray(15, 19)], [7, 0x68, 0x69, 7], 'the segment is written, nothing else touched');
+});
+
+test('existing imports are kept, and a maximum is carried over', () => {
+  const original = Uint8Array.from([...HEADER, ...TYPES, ...IMPORT_F, ...MEMORY([0x01, 0x01, 0x03]), ...EXPORT_MEMORY, ...DATA]);
+  const { bytes, initialPages, maximumPages } = withImportedMemory(original);
+  assert.deepEqual([initialPages, maximumPages], [1, 3]);
+  const module = new W.Module(bytes);
+  assert.deepEqual(
+    W.Module.imports(module).map((i) => `${i.module}.${i.name}:${i.kind}`),
+    ['env.f:function', 'env.memory:memory'],
+  );
+  const memory = new W.Memory({ initial: 1, maximum: 3 });
+  new W.Instance(module, { env: { f: () => undefined, memory } });
+  assert.equal(new TextDecoder().decode(new Uint8Array(memory.buffer, 16, 2)), 'hi');
+});
+
+test('modules it cannot rewrite are refused with a reason', () => {
+  assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, ...EXPORT_MEMORY])), /defines no memory/);
+  assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, 0x05, 0x05, 0x02, 0x00, 0x01, 0x00, 0x01])), /2 memories/);
+  assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, 0x05, 0x20, 0x01])), /past the end/);
+});
