@@ -2,6 +2,7 @@
 // MessagePort; chunks stream back on it and acks / cancel go the other way, so one request never
 // waits for another and cancelling never kills the worker (piscina's abort would, reloading engines).
 import type { MessagePort } from 'node:worker_threads';
+import type { CompiledFlite } from './engines/flite/compiled.ts';
 import type { NeuralModels } from './neural-models.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
@@ -53,6 +54,8 @@ export interface WorkerSettings {
    * measured and the pipeline's code is optimised then, not during a request (the default voice).
    */
   warmVoices?: VoiceSpec[];
+  /** The flite program, compiled once by the main thread and shared by every thread (see flite/program.ts). */
+  flite?: CompiledFlite;
 }
 
 export interface SpeakResult {

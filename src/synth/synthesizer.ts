@@ -3,6 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
 import { installNeuralModels } from './neural-models.ts';
+import { compileFlite } from './engines/flite/compiled.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
@@ -69,7 +70,8 @@ function validate(req: SpeechRequest): void {
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
   const { maxUnackedSeconds = 2, stallTimeoutMs = 120_000, ...poolOptions } = options;
-  const pool = new SynthPool(poolOptions);
+  // Compiled here once and shared, not compiled by every thread.
+  const pool = new SynthPool({ ...poolOptions, flite: poolOptions.flite ?? compileFlite() });
   let nextId = 1;
 
   async function* speak(req: SpeechRequest, signal?: AbortSignal): AsyncGenerator<SpeechChunk> {

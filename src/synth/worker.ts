@@ -1,6 +1,7 @@
 // A piscina worker: loads every engine once when the thread starts, then runs speak tasks, streaming
 // encoded audio back on each task's own MessagePort with credit-based flow control.
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
+import { FliteProgram } from './engines/flite/program.ts';
 import { installNeuralModels } from './neural-models.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
@@ -12,6 +13,7 @@ import { setLoudnessTarget } from './voice-loudness.ts';
 const settings = (workerData ?? {}) as WorkerSettings;
 // The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files.
 if (settings.neural) installNeuralModels(settings.neural);
+if (settings.flite) FliteProgram.use(settings.flite);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
 
 /** The requests this thread interleaves take turns by need, piece by piece. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fliteArgs, toFliteText } from '../../src/synth/engines/flite/engine.ts';
 import { FLITE_VOICES } from '../../src/synth/engines/flite/info.ts';
+import { compileFlite } from '../../src/synth/engines/flite/compiled.ts';
 import { FliteProgram } from '../../src/synth/engines/flite/program.ts';
 import { readPcm16Wav } from '../../src/synth/engines/flite/wav.ts';
 import { loadEngine } from '../../src/synth/registry.ts';
@@ -63,7 +64,7 @@ describe('flite specifics', () => {
   test('every run starts from a fresh state: the same audio as a new program, after runs that grew the memory', async () => {
     const engine = await loadEngine('flite');
     const text = 'Same words, same sound.';
-    const fresh = (await FliteProgram.compile()).run(fliteArgs(text, { engine: 'flite', base: 'slt' }, 1)).output('speech.wav');
+    const fresh = new FliteProgram(compileFlite()).run(fliteArgs(text, { engine: 'flite', base: 'slt' }, 1)).output('speech.wav');
     assert.ok(fresh && fresh.length > 10_000);
     // Long sentences in other voices grow the shared memory (and leave their state in it) before each repeat.
     const long = 'The library on the corner opens at nine every morning, and the reading room upstairs fills with students. '.repeat(3);

@@ -126,5 +126,5 @@ class FliteEngine implements Engine {
 }
 
 export async function createEngine(): Promise<Engine> {
-  return new FliteEngine(await FliteProgram.load());
+  return new FliteEngine(FliteProgram.load());
 }

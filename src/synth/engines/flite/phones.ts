@@ -4,8 +4,8 @@ import { toFliteText } from './engine.ts';
 import { FliteProgram } from './program.ts';
 
 /** What `flite -ps` prints for `text`: the phones of every word, `pau` at each phrase break. */
-async function printSegments(text: string, voice: string): Promise<string> {
-  const program = await FliteProgram.load();
+function printSegments(text: string, voice: string): string {
+  const program = FliteProgram.load();
   // `-o none` renders and discards the audio: flite has no option to stop after its phone string.
   return program.run(['flite', '-voice', voice, '-ps', '-t', toFliteText(text), '-o', 'none']).printed.join(' ');
 }
@@ -25,9 +25,9 @@ function groups(segments: string): string[] {
  */
 export async function flitePhones(words: readonly string[], voice: string): Promise<string[]> {
   if (words.length === 0) return [];
-  const together = groups(await printSegments(words.join(', '), voice));
+  const together = groups(printSegments(words.join(', '), voice));
   if (together.length === words.length) return together;
   const out: string[] = [];
-  for (const w of words) out.push(groups(await printSegments(w, voice)).join(' '));
+  for (const w of words) out.push(groups(printSegments(w, voice)).join(' '));
   return out;
 }

