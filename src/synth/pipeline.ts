@@ -199,11 +199,11 @@ export async function warmVoice(voice: VoiceSpec): Promise<void> {
 }
 
 /**
- * Loads every codec and resampler this thread can need (each brings its own wasm, some take
- * hundreds of milliseconds the first time), so no request pays for it.
+ * Loads the codecs (and the resampler) this thread can need (each brings its own wasm, some take hundreds
+ * of milliseconds the first time), so no request pays for it.
  */
-export async function warmUpPipeline(): Promise<void> {
-  for (const format of Object.keys(FORMATS) as EncodeFormat[]) {
+export async function warmUpPipeline(formats: readonly EncodeFormat[] = Object.keys(FORMATS) as EncodeFormat[]): Promise<void> {
+  for (const format of formats) {
     const encoder = await createEncoder(format);
     encoder.write(new Float32Array(encoder.sampleRate / 10));
     encoder.end();

@@ -51,7 +51,8 @@ export interface WorkerSettings {
   loudnessTargetLufs?: number | null;
   /**
    * Voices spoken once through the whole pipeline before the thread reports ready: their loudness is
-   * measured and the pipeline's code is optimised then, not during a request (the default voice).
+   * measured and the pipeline's code is optimised then, not during a request (the default voice). When
+   * given, only their engines load before the thread reports ready, the others just after; without, all.
    */
   warmVoices?: VoiceSpec[];
   /** The flite program, compiled once by the main thread and shared by every thread (see flite/program.ts). */

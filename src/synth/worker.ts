@@ -1,6 +1,7 @@
 // A piscina worker: loads every engine once when the thread starts, then runs speak tasks, streaming
 // encoded audio back on each task's own MessagePort with credit-based flow control.
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
+import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { FliteProgram } from './engines/flite/program.ts';
 import { installNeuralModels } from './neural-models.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -16,6 +17,9 @@ if (settings.neural) installNeuralModels(settings.neural);
 if (settings.flite) FliteProgram.use(settings.flite);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
 
+const LATE_FORMATS: readonly EncodeFormat[] = ['flac'];
+const EARLY_FORMATS = (Object.keys(FORMATS) as EncodeFormat[]).filter((f) => !LATE_FORMATS.includes(f));
+
 /** The requests this thread interleaves take turns by need, piece by piece. */
 const turns = new PieceTurns();
 
@@ -27,11 +31,19 @@ function announce(event: WorkerEvent): void {
 // request the slow, not yet optimised first runs of the wasm code.
 void (async () => {
   try {
-    // Codecs first: their wasm compiles in the background and would delay the engines' tier-up.
-    await warmUpPipeline();
-    for (const id of ENGINE_IDS) await (await loadEngine(id)).warmUp();
+    // Codecs first: their wasm compiles in the background and would delay the engines' tier-up. FLAC's
+    // (~0.3 s, the slowest and one of the least asked for) comes after ready, with the other engines.
+    await warmUpPipeline(EARLY_FORMATS);
+    // Only the warm voices' engines (the default voice's) before the thread reports ready; the others load
+    // and warm right after (espeak: ~2 s of its 24 MB data and tier-up), so start-up waits only for what
+    // most requests use. A request for another engine in that window waits for the engine's load. Without
+    // warm voices every engine is ready first.
+    const early = new Set(settings.warmVoices ? settings.warmVoices.map((v) => v.engine) : ENGINE_IDS);
+    for (const id of ENGINE_IDS) if (early.has(id)) await (await loadEngine(id)).warmUp();
     for (const voice of settings.warmVoices ?? []) await warmVoice(voice);
     announce({ type: 'engines-ready', threadId, engines: [...ENGINE_IDS] });
+    await warmUpPipeline(LATE_FORMATS);
+    for (const id of ENGINE_IDS) if (!early.has(id)) await (await loadEngine(id)).warmUp();
   } catch (err) {
     announce({ type: 'engines-failed', threadId, message: err instanceof Error ? err.message : String(err) });
   }

@@ -113,3 +113,22 @@ describe('synthesizer', () => {
     assert.ok((await all(s, { text: 'Fine.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' })).length > 44);
   });
 });
+
+test('with warm voices, ready comes before the other engines load, and a request for one of them waits for it', async () => {
+  const s = createSynthesizer({ workers: 1, warmVoices: [{ engine: 'flite', base: 'slt' }] });
+  try {
+    await s.ready();
+    // Straight after ready: espeak (not a warm voice's engine) may still be loading in the thread.
+    const [espeak, flac] = await Promise.all([
+      all(s, { text: 'Right after start.', voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'wav' }),
+      all(s, { text: 'Lossless too.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'flac' }),
+    ]);
+    const audio = decodeWav(espeak);
+    assert.equal(audio.rate, 24_000);
+    assert.ok(audio.samples.length > 0.5 * 24_000 && rms(audio.samples) > 0.01, 'espeak spoke');
+    assert.equal(String.fromCharCode(...flac.subarray(0, 4)), 'fLaC');
+    assert.ok(flac.length > 2000);
+  } finally {
+    await s.close();
+  }
+});
