@@ -2,7 +2,8 @@
 // instance, and a fresh instance used to cost ~50 ms (measured: the 17 MB of voice data copied into newly
 // mapped memory, page fault by page fault), before every sentence. The program is therefore compiled with its
 // memory imported (src/synth/wasm/imported-memory.ts), and every run gets a new instance over the same memory,
-// zeroed first (~1.5 ms): a run starts from exactly the state a fresh instance has.
+// zeroed first (~1.5 ms): a run starts from a fresh instance's state, except that memory an earlier run grew
+// (up to MAX_KEPT_GROWTH times the initial size) is kept, zeroed, which the program sees as free heap.
 import { ConsoleStdout, File, OpenFile, PreopenDirectory, WASI } from '@bjorn3/browser_wasi_shim';
 import { compileFlite, type CompiledFlite } from './compiled.ts';
 
