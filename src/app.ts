@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
+import { startSpeechEngines, type SpeechEngines } from './speech-engines.ts';
 import { ApiKeyService } from './accounts/api-keys.ts';
 import { MagicLinkService } from './accounts/magic-links.ts';
 import { OutboxMailer, SmtpMailer, type Mailer } from './accounts/mailer.ts';
@@ -42,10 +42,8 @@ import { SpeechCache } from './speech/cache.ts';
 import { FairScheduler } from './speech/scheduler.ts';
 import { SpeechService } from './speech/speech-service.ts';
 import { WyomingServer } from './wyoming/server.ts';
-import { createSynthesizer } from './synth/synthesizer.ts';
 import { VoiceLibrary } from './voices/library.ts';
-import { BUILTIN_VOICES, DEFAULT_VOICE_ID, resolveBuiltin } from './voices/builtin.ts';
-import { scanVoicesDir } from './voices/neural-catalog.ts';
+import { BUILTIN_VOICES } from './voices/builtin.ts';
 import { VoiceForge } from './voices/forge.ts';
 import { SpeechAnalyzer } from './voices/forge-pool.ts';
 import { DbVoiceStore } from './voices/owned-store.ts';
@@ -68,6 +66,8 @@ export interface AppOptions {
   sharedState?: SharedState;
   /** PostgreSQL schema for this app (tests isolate themselves with one each); wins over ?schema= in DATABASE_URL. */
   pgSchema?: string;
+  /** The synthesis workers, already started (main.ts starts them first); started here when absent. */
+  speechEngines?: SpeechEngines;
   /** Redis key prefix for this app (tests isolate themselves with one each); wins over ?prefix= in REDIS_URL. */
   redisPrefix?: string;
 }
@@ -98,18 +98,9 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
           // field of its own, so the terminal format can print it alone on a line (and JSON keeps it unescaped).
           app.log.info({ link: mail.link }, `sign-in link for ${mail.to} (no SMTP_URL; saved to ${path})`);
         }));
-  const neural = await scanVoicesDir(config.voicesDir);
+  const { synthesizer, workers, neural } = options.speechEngines ?? (await startSpeechEngines(config));
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
-  const workers = Math.max(1, config.workers ?? availableParallelism());
-  const synthesizer = createSynthesizer({
-    workers,
-    tasksPerWorker: config.slotsPerWorker,
-    neural: neural.models,
-    loudnessTargetLufs: config.loudnessTargetLufs,
-    // Most requests use it: its first use (a loudness measurement, the pipeline's first runs) happens at start.
-    warmVoices: [resolveBuiltin(DEFAULT_VOICE_ID)!.spec],
-  });
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);

@@ -1,7 +1,7 @@
 import type { DestinationStream } from 'pino';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { prettyLogStream } from './http/log.ts';
+import { startSpeechEngines } from './speech-engines.ts';
 import { startupBanner, startupFacts } from './startup-banner.ts';
 
 /** People at a terminal get readable lines; log collectors (stdout is a pipe or file) get JSON. */
@@ -21,8 +21,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The synthesis workers first: their warm-up is the longest part of start-up, and it runs while this thread
+  // loads the HTTP side (a dynamic import, so that loading comes after) and builds the app.
+  const speechEngines = await startSpeechEngines(config);
+  const { buildApp } = await import('./app.ts');
   const logStream = logStreamFor(config);
-  const app = await buildApp(config, logStream ? { logStream } : {});
+  const app = await buildApp(config, logStream ? { logStream, speechEngines } : { speechEngines });
   await app.listen({ port: config.port, host: config.host });
   const facts = startupFacts(config);
   if (logStream) process.stdout.write(startupBanner(facts));

@@ -1,0 +1,30 @@
+// The speech side of start-up: the operator's neural voices scanned and the synthesis workers started. Their
+// warm-up (engines loaded, the default voice rendered once) is the longest part of start-up, so main.ts starts
+// them before it loads the HTTP side's modules, and the two proceed side by side.
+import { availableParallelism } from 'node:os';
+import type { Config } from './config.ts';
+import { createSynthesizer, type Synthesizer } from './synth/synthesizer.ts';
+import { DEFAULT_VOICE_ID, resolveBuiltin } from './voices/builtin.ts';
+import { scanVoicesDir, type NeuralCatalog } from './voices/neural-catalog.ts';
+
+export interface SpeechEngines {
+  synthesizer: Synthesizer;
+  /** Its worker threads. */
+  workers: number;
+  /** What VOICES_DIR held: the voices for the catalog, and the problems to log. */
+  neural: NeuralCatalog;
+}
+
+export async function startSpeechEngines(config: Readonly<Config>): Promise<SpeechEngines> {
+  const neural = await scanVoicesDir(config.voicesDir);
+  const workers = Math.max(1, config.workers ?? availableParallelism());
+  const synthesizer = createSynthesizer({
+    workers,
+    tasksPerWorker: config.slotsPerWorker,
+    neural: neural.models,
+    loudnessTargetLufs: config.loudnessTargetLufs,
+    // Most requests use it: its first use (a loudness measurement, the pipeline's first runs) happens at start.
+    warmVoices: [resolveBuiltin(DEFAULT_VOICE_ID)!.spec],
+  });
+  return { synthesizer, workers, neural };
+}
