@@ -15,6 +15,7 @@ import { isKnownVoice, loadEngine } from './registry.ts';
 import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
 import { concatSamples, marginsAt, PAUSE_SECONDS, START_SILENCE_SECONDS, trimPiece } from './shaping.ts';
 import { SPEED_MAX, SPEED_MIN, type SpeechRequest } from './speech.ts';
+import { cutAtClauses } from './text/clause-pieces.ts';
 import { cutFirstPiece } from './text/first-piece.ts';
 import type { Break, MappedSentence } from './text/index.ts';
 import type { MappedText } from './text/mapped.ts';
@@ -72,14 +73,23 @@ async function renderPiece(engine: Engine, piece: Piece, hooks: RenderHooks): Pr
 }
 
 /**
+ * Characters of speech from which a request is a long reading: its long sentences are rendered in clause
+ * pieces (text/clause-pieces.ts). Such a request holds a worker thread for a minute or more, and every other
+ * request on that thread waits behind its pieces; a request shorter than this is over soon and keeps the
+ * engine's whole-sentence prosody.
+ */
+export const LONG_READING_CHARS = 1_000;
+
+/**
  * The steps of a request, in speaking order. A piece is rendered whole before any of it goes out (espeak's
  * chunks too: they all come out of one synchronous call), so the first sentence gets a short first piece and
  * the first audio comes quickly; not when the request continues a stream (its first audio is not the
- * listener's first).
+ * listener's first). A long reading's long sentences become clause pieces.
  */
 function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
   const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
+  const longReading = speeches.reduce((n, item) => n + item.mapped.text.length, 0) >= LONG_READING_CHARS;
   const steps: Step[] = [];
   let quickStart = req.pauseBefore === undefined;
   for (const item of plan) {
@@ -92,7 +102,7 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
     const sentence: MappedSentence = { text: item.mapped.text, mapped: item.mapped, break: next?.pause ?? 'sentence' };
     const cut = quickStart ? cutFirstPiece([sentence]) : [sentence];
     quickStart = false;
-    for (const s of cut) {
+    for (const s of longReading ? cut.flatMap(cutAtClauses) : cut) {
       const piece = { text: s.text, mapped: s.mapped, break: s.break, voice: item.voice, speed: clampSpeed(speed * item.rate), volume: item.volume };
       steps.push({ type: 'speech', piece });
     }

@@ -5,6 +5,7 @@
 // rendered while the first plays, and whole sentences keep the engines' sentence prosody.
 import type { MappedSentence } from './index.ts';
 import { sliceMapped } from './mapped.ts';
+import { CLAUSE_END, startsPhrase } from './phrases.ts';
 
 /** A first piece is cut only from a sentence of at least this many words. */
 const MIN_WORDS_TO_CUT = 5;
@@ -14,15 +15,6 @@ const MAX_HEAD_WORDS = 4;
 /** Without a better place, the cut comes after this many words. */
 const DEFAULT_HEAD_WORDS = 3;
 
-// Words a phrase often starts with (English; other languages get the clause boundary or the word count).
-const PHRASE_STARTS = new Set([
-  'a', 'an', 'and', 'as', 'at', 'because', 'before', 'but', 'by', 'for', 'from', 'if', 'in', 'into', 'of', 'on', 'or',
-  'so', 'that', 'the', 'then', 'this', 'to', 'when', 'where', 'which', 'while', 'who', 'with', 'will', 'would', 'is',
-  'was', 'are', 'were', 'has', 'have', 'had', 'can', 'could', 'should', 'after', 'until', 'about', 'over', 'under',
-]);
-
-const CLAUSE_END = /[,;:，、；：—–]$/;
-
 /** How many words the first piece gets, and what follows it; undefined when the sentence stays whole. */
 function headOf(words: readonly string[]): { words: number; break: MappedSentence['break'] } | undefined {
   if (words.length < MIN_WORDS_TO_CUT) return undefined;
@@ -31,7 +23,7 @@ function headOf(words: readonly string[]): { words: number; break: MappedSentenc
     if (CLAUSE_END.test(words[n - 1])) return { words: n, break: 'clause' };
   }
   for (let n = MAX_HEAD_WORDS; n >= MIN_HEAD_WORDS; n--) {
-    if (PHRASE_STARTS.has(words[n].toLowerCase().replace(/^\W+/, ''))) return { words: n, break: 'none' };
+    if (startsPhrase(words[n])) return { words: n, break: 'none' };
   }
   return { words: DEFAULT_HEAD_WORDS, break: 'none' };
 }
