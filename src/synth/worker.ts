@@ -114,6 +114,9 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
         const owned = transferable(bytes);
         post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
         sent += seconds;
+        // Back to the event loop between blocks: encoding a long piece takes tens of milliseconds, and a
+        // request that arrives meanwhile (or waits for its turn) would otherwise wait for all of it.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       },
     });
     post({ type: 'done', id, seconds: result.seconds });
