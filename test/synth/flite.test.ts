@@ -61,6 +61,21 @@ describe('flite specifics', () => {
     assert.equal(stretch('slt', 1), 'duration_stretch=1.0000');
   });
 
+  test('voices with a lexicon voice get the same phones from it as from their own run', () => {
+    // Dictionary words, names, numbers and made-up words (letter-to-sound rules), one utterance each.
+    const words = (
+      'the library opens at nine every morning and students fill the reading room upstairs before coffee ' +
+      'Edinburgh Worcestershire Siobhan Nguyen Voxsmith zyxtrel blorpish kryptonite quixotic rhythm ' +
+      'twenty-three 1984 3.5 Dr St colonel yacht choir subtle island February Wednesday thoroughly'
+    ).split(' ');
+    const program = FliteProgram.load();
+    const phones = (voice: string): string[] =>
+      program.run(['flite', '-voice', voice, '-ps', '-t', words.map((w) => `${w}.`).join(' '), '-o', 'none']).printed;
+    const checked = FLITE_VOICES.filter((v) => v.lexiconVoice !== undefined);
+    assert.deepEqual(checked.map((v) => v.base).sort(), ['awb', 'rms', 'slt']);
+    for (const v of checked) assert.deepEqual(phones(v.base), phones(v.lexiconVoice!), `${v.base} against ${v.lexiconVoice}`);
+  });
+
   test('every run starts from a fresh state: the same audio as a new program, after runs that grew the memory', async () => {
     const engine = await loadEngine('flite');
     const text = 'Same words, same sound.';

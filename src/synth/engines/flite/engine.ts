@@ -69,20 +69,22 @@ class FliteEngine implements Engine {
 
   /** Each token's phones as flite says the word alone (cached); one flite run for all the new ones. */
   async phonesOf(tokens: readonly Token[], voice: VoiceSpec): Promise<string[][] | undefined> {
-    const key = (t: Token): string => `${voice.base}\u0000${t.form}`;
-    const missing = [...new Set(tokens.filter((t) => !pronunciations.has(key(t))).map((t) => t.form))];
+    const lookup = findFliteVoice(voice.base)?.lexiconVoice ?? voice.base;
+    const key = (form: string): string => `${lookup}\u0000${form}`;
+    const missing = [...new Set(tokens.filter((t) => !pronunciations.has(key(t.form))).map((t) => t.form))];
     if (missing.length > 0) {
       // Each word its own utterance: flite puts a pause between them, which is where one word's phones end.
-      const { printed } = this.run(['flite', '-voice', voice.base, '-ps', '-t', missing.map((w) => `${w}.`).join(' '), '-o', `${OUT_DIR}/${OUT_FILE}`]);
+      // `-o none`: only the printed phones are wanted.
+      const { printed } = this.program.run(['flite', '-voice', lookup, '-ps', '-t', missing.map((w) => `${w}.`).join(' '), '-o', 'none']);
       const groups = splitAtPauses(printed);
       // A form flite reads as two phrases would shift every later word: then there is nothing reliable to cache.
       if (groups.length !== missing.length) return undefined;
       missing.forEach((w, i) => {
         if (pronunciations.size >= PRONUNCIATION_CACHE_SIZE) pronunciations.delete(pronunciations.keys().next().value as string);
-        pronunciations.set(`${voice.base}\u0000${w}`, groups[i]);
+        pronunciations.set(key(w), groups[i]);
       });
     }
-    return tokens.map((t) => pronunciations.get(key(t)) ?? []);
+    return tokens.map((t) => pronunciations.get(key(t.form)) ?? []);
   }
 
   /** Word start and end times from flite's segment timing. */
