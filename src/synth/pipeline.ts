@@ -11,6 +11,7 @@ import { createResampler } from '../audio/resample.ts';
 import type { Engine, EngineWord } from './engine.ts';
 import { rateOf, UnknownVoiceError } from './engine.ts';
 import { OutputStream, type RenderHooks } from './output-stream.ts';
+import { isLongReading } from './long-reading.ts';
 import { isKnownVoice, loadEngine } from './registry.ts';
 import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
 import { concatSamples, marginsAt, PAUSE_SECONDS, START_SILENCE_SECONDS, trimPiece } from './shaping.ts';
@@ -73,14 +74,6 @@ async function renderPiece(engine: Engine, piece: Piece, hooks: RenderHooks): Pr
 }
 
 /**
- * Characters of speech from which a request is a long reading: its long sentences are rendered in clause
- * pieces (text/clause-pieces.ts). Such a request holds a worker thread for a minute or more, and every other
- * request on that thread waits behind its pieces; a request shorter than this is over soon and keeps the
- * engine's whole-sentence prosody.
- */
-export const LONG_READING_CHARS = 1_000;
-
-/**
  * The steps of a request, in speaking order. A piece is rendered whole before any of it goes out (espeak's
  * chunks too: they all come out of one synchronous call), so the first sentence gets a short first piece and
  * the first audio comes quickly; not when the request continues a stream (its first audio is not the
@@ -89,7 +82,7 @@ export const LONG_READING_CHARS = 1_000;
 function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
   const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
-  const longReading = speeches.reduce((n, item) => n + item.mapped.text.length, 0) >= LONG_READING_CHARS;
+  const longReading = isLongReading(speeches.reduce((n, item) => n + item.mapped.text.length, 0));
   const steps: Step[] = [];
   let quickStart = req.pauseBefore === undefined;
   for (const item of plan) {

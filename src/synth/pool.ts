@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../sibling-module.ts';
+import { ThreadBalancer, type Placement } from './thread-balancer.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 /** The pool's own settings, and what it hands every thread (WorkerSettings). */
@@ -15,6 +16,9 @@ export interface PoolOptions extends WorkerSettings {
    */
   tasksPerWorker?: number;
 }
+
+/** A task as the balancer sees it: piscina's queue options under its symbol. */
+type PiscinaTaskOptions = { [key: symbol]: Placement | null | undefined };
 
 export interface PoolStats {
   queued: number;
@@ -32,16 +36,21 @@ export class SynthPool {
   private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private inFlight = 0;
   private closed = false;
+  private readonly balancer: ThreadBalancer;
+  private nextTaskId = 1;
 
   constructor(options: PoolOptions = {}) {
     const { workers, tasksPerWorker, ...settings } = options;
     this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
+    const perThread = Math.max(1, Math.floor(tasksPerWorker ?? 4));
+    this.balancer = new ThreadBalancer(perThread, (task) => (task as PiscinaTaskOptions)[Piscina.queueOptionsSymbol] ?? undefined);
     this.piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: siblingModule(import.meta.url, 'worker'),
       minThreads: this.size,
       maxThreads: this.size,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      concurrentTasksPerWorker: Math.max(1, Math.floor(tasksPerWorker ?? 4)),
+      concurrentTasksPerWorker: perThread,
+      loadBalancer: this.balancer.choose,
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
       workerData: settings satisfies WorkerSettings,
@@ -89,14 +98,19 @@ export class SynthPool {
     );
   }
 
-  run<T extends WorkerTask>(task: T, transferList: TransferListItem[] = []): Promise<ResultOf<T>> {
+  /** Runs a task on a thread; a long reading (see long-reading.ts) keeps off the thread left for the rest. */
+  run<T extends WorkerTask>(task: T, transferList: TransferListItem[] = [], long = false): Promise<ResultOf<T>> {
     if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
     this.inFlight++;
-    const p = this.piscina.run(task, { transferList }) as Promise<ResultOf<T>>;
-    p.then(
-      () => this.inFlight--,
-      () => this.inFlight--,
-    );
+    const id = this.nextTaskId++;
+    // Piscina hands the queue options to the balancer; a symbol key does not travel to the thread.
+    const placed = Object.assign(task, { [Piscina.queueOptionsSymbol]: { long, id } satisfies Placement });
+    const p = this.piscina.run(placed, { transferList }) as Promise<ResultOf<T>>;
+    const ended = (): void => {
+      this.inFlight--;
+      this.balancer.release(id);
+    };
+    p.then(ended, ended);
     return p;
   }
 

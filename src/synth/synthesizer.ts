@@ -4,6 +4,7 @@ import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
 import { installNeuralModels } from './neural-models.ts';
 import { compileFlite } from './engines/flite/compiled.ts';
+import { isLongReading } from './long-reading.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, StreamMessage } from './protocol.ts';
@@ -94,7 +95,9 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     signal?.addEventListener('abort', poke);
     // Every field travels (contract 1: script, voices, lexicon, pauseBefore, sampleRate ... all change the audio).
     const request: SpeechRequest = { ...req };
-    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2]);
+    // The text's length with any markup in it: close enough to the speech's for choosing a thread.
+    const long = isLongReading(req.text.length);
+    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2], long);
     task.catch((err: unknown) => {
       crash = err instanceof Error ? err : new Error(String(err));
       poke();

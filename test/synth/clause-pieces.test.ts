@@ -3,7 +3,8 @@
 // must join into the same words, each timed in order on audio that is there.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LONG_READING_CHARS, renderSpeech } from '../../src/synth/pipeline.ts';
+import { LONG_READING_CHARS } from '../../src/synth/long-reading.ts';
+import { renderSpeech } from '../../src/synth/pipeline.ts';
 import type { SpeechRequest, WordTiming } from '../../src/synth/speech.ts';
 import { cutAtClauses } from '../../src/synth/text/clause-pieces.ts';
 import { verbatim } from '../../src/synth/text/mapped.ts';

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ThreadBalancer, type Placement } from '../../src/synth/thread-balancer.ts';
+
+interface FakeThread {
+  id: number;
+  currentUsage: number;
+}
+
+/** A pool of `n` fake threads whose usage follows what the balancer places and releases. */
+function pool(n: number, perThread = 4) {
+  const threads: FakeThread[] = Array.from({ length: n }, (_, i) => ({ id: i + 1, currentUsage: 0 }));
+  const balancer = new ThreadBalancer(perThread, (task) => (task as { placement: Placement }).placement);
+  const where = new Map<number, FakeThread>();
+  let next = 1;
+  return {
+    threads,
+    place(long: boolean): { id: number; thread: number | null } {
+      const id = next++;
+      const t = balancer.choose({ placement: { long, id } }, threads);
+      if (t) {
+        t.currentUsage++;
+        where.set(id, t);
+      }
+      return { id, thread: t?.id ?? null };
+    },
+    end(id: number): void {
+      const t = where.get(id);
+      if (t) t.currentUsage--;
+      balancer.release(id);
+    },
+  };
+}
+
+test('with two threads, long readings all go to one and short requests to the other', () => {
+  const p = pool(2);
+  const longs = [p.place(true), p.place(true), p.place(true)];
+  assert.equal(new Set(longs.map((l) => l.thread)).size, 1, 'the long readings share one thread');
+  const short = p.place(false);
+  assert.notEqual(short.thread, longs[0].thread, 'the short request gets the thread without long readings');
+  assert.notEqual(p.place(false).thread, longs[0].thread);
+});
+
+test('a thread without long readings is kept while there are more threads; with four, long readings share three', () => {
+  const p = pool(4);
+  const threads = new Set(Array.from({ length: 6 }, () => p.place(true).thread));
+  assert.equal(threads.size, 3, 'spread over three threads');
+  const short = p.place(false);
+  assert.ok(short.thread !== null && !threads.has(short.thread), 'the fourth thread is the short one');
+});
+
+test('a full thread takes nothing more; a long reading waits rather than take the last free thread', () => {
+  const p = pool(2, 2);
+  const a = p.place(true);
+  const b = p.place(true);
+  assert.equal(a.thread, b.thread);
+  assert.equal(p.place(true).thread, null, 'queued: its thread is full and the other is kept free');
+  const s1 = p.place(false);
+  const s2 = p.place(false);
+  assert.notEqual(s1.thread, a.thread);
+  assert.equal(s2.thread, s1.thread);
+  assert.equal(p.place(false).thread, null, 'both threads full');
+  p.end(a.id);
+  assert.equal(p.place(true).thread, a.thread, 'a freed slot on the long thread takes the next long reading');
+});
+
+test('released long readings free their thread; a single thread takes everything', () => {
+  const p = pool(2);
+  const a = p.place(true);
+  p.end(a.id);
+  // Nothing long runs now: the next long reading may go to either thread, and short ones spread by usage.
+  const b = p.place(true);
+  assert.notEqual(b.thread, null);
+  const one = pool(1);
+  assert.equal(one.place(true).thread, 1);
+  assert.equal(one.place(false).thread, 1);
+  assert.equal(one.place(true).thread, 1);
+});
