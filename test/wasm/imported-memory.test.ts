@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withImportedMemory } from '../../../src/synth/wasm/imported-memory.ts';
-
-// The project's lib settings carry no WebAssembly typings (no DOM lib); this is the part used here.
-interface Memory {
-  buffer: ArrayBuffer;
-}
-interface Wasm {
-  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string; kind: string }[] };
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number; maximum?: number }) => Memory;
-}
-const W = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
+import { withImportedMemory } from '../../src/wasm/imported-memory.ts';
+import { WebAssemblyApi as W } from '../../src/wasm/web-assembly.ts';
 
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const MEMORY = (limits: number[]) => [0x05, limits.length + 1, 0x01, ...limits];
