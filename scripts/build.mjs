@@ -9,10 +9,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const SRC = join(ROOT, 'src');
-export const DIST = join(ROOT, 'dist');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
 /** Written last: its time is when dist/ was complete. */
-export const STAMP = join(DIST, '.built');
+const STAMP = join(DIST, '.built');
 
 function* files(dir) {
   for (const name of readdirSync(dir)) {

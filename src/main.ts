@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const speechEngines = await startSpeechEngines(config);
   const { buildApp } = await import('./app.ts');
   const logStream = logStreamFor(config);
-  const app = await buildApp(config, logStream ? { logStream, speechEngines } : { speechEngines });
+  const app = await buildApp(config, { logStream, speechEngines });
   await app.listen({ port: config.port, host: config.host });
   const facts = startupFacts(config);
   if (logStream) process.stdout.write(startupBanner(facts));

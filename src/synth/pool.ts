@@ -104,7 +104,7 @@ export class SynthPool {
     this.inFlight++;
     const id = this.nextTaskId++;
     // Piscina hands the queue options to the balancer; a symbol key does not travel to the thread.
-    const placed = Object.assign(task, { [Piscina.queueOptionsSymbol]: { long, id } satisfies Placement });
+    const placed = { ...task, [Piscina.queueOptionsSymbol]: { long, id } satisfies Placement };
     const p = this.piscina.run(placed, { transferList }) as Promise<ResultOf<T>>;
     const ended = (): void => {
       this.inFlight--;

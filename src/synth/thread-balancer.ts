@@ -39,8 +39,7 @@ export class ThreadBalancer {
     let candidates = open;
     if (placement?.long && threads.length > 1) {
       // Never onto the last thread without long readings (counted over all threads, full ones too).
-      const free = threads.filter((t) => longs(t) === 0);
-      if (free.length <= 1) candidates = open.filter((t) => longs(t) > 0 || !free.includes(t));
+      if (threads.filter((t) => longs(t) === 0).length <= 1) candidates = open.filter((t) => longs(t) > 0);
     }
     // Short tasks go where the fewest long readings are; everything then to the least busy thread.
     const best = candidates.reduce<W | null>((a, t) => {

@@ -5,7 +5,7 @@
 export const CLAUSE_END = /[,;:，、；：—–]$/;
 
 // Words a phrase often starts with (English; other languages get the clause boundary or the word count).
-export const PHRASE_STARTS = new Set([
+const PHRASE_STARTS = new Set([
   'a', 'an', 'and', 'as', 'at', 'because', 'before', 'but', 'by', 'for', 'from', 'if', 'in', 'into', 'of', 'on', 'or',
   'so', 'that', 'the', 'then', 'this', 'to', 'when', 'where', 'which', 'while', 'who', 'with', 'will', 'would', 'is',
   'was', 'are', 'were', 'has', 'have', 'had', 'can', 'could', 'should', 'after', 'until', 'about', 'over', 'under',
@@ -13,7 +13,7 @@ export const PHRASE_STARTS = new Set([
 
 /** Whether `word` (as written, leading punctuation and all) starts a phrase. */
 export function startsPhrase(word: string): boolean {
-  return PHRASE_STARTS.has(word.toLowerCase().replace(/^\W+/, ''));
+  return PHRASE_STARTS.has(bare(word));
 }
 
 // Words that open a clause inside a sentence (English): a long clause is cut before one of these only, where
@@ -25,5 +25,8 @@ const CLAUSE_STARTS = new Set([
 
 /** Whether a cut may go between `before` and `word`: `word` opens a clause and `before` does not lead into it. */
 export function opensClause(before: string, word: string): boolean {
-  return CLAUSE_STARTS.has(word.toLowerCase().replace(/^\W+/, '')) && !startsPhrase(before);
+  return CLAUSE_STARTS.has(bare(word)) && !startsPhrase(before);
 }
+
+/** A word as the lists hold it: lower case, without the punctuation in front ("(When" -> "when"). */
+const bare = (word: string): string => word.toLowerCase().replace(/^\W+/, '');
