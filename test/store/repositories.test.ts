@@ -1,4 +1,4 @@
-import { after, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,9 +20,11 @@ function recorder(): { events: SharedEvent[]; publish(event: SharedEvent): Promi
   return { events, publish: async (event) => void events.push(event) };
 }
 
+// Each test's store is closed as soon as the test ends: eight PostgreSQL pools of ten left open until the
+// file ends would hold most of the server's 100 connections while other test files need some too.
 const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups) await cleanup();
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 const dialects: Array<[string, () => Promise<Store>]> = [
