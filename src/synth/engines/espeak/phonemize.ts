@@ -1,16 +1,7 @@
 // IPA phonemes from espeak-ng, the way Piper and Kokoro were trained (both read espeak-ng's IPA output).
 // A module instance of its own: phonemizing never disturbs the voice the espeak engine has selected.
 import { findEspeakVoice } from './info.ts';
-
-interface RawWorker {
-  set_voice(name: string): number;
-  text_to_phonemes(text: string, ipa: number): unknown;
-}
-interface RawModule {
-  eSpeakNGWorker: new () => RawWorker;
-  HEAPU8: Uint8Array;
-  getPointer(wrapped: unknown): number;
-}
+import { loadEspeakModule, type EspeakRawModule, type EspeakRawWorker } from './module.ts';
 
 /** The phonemes of one piece of text. */
 export interface Phonemes {
@@ -18,13 +9,12 @@ export interface Phonemes {
   words: string[];
 }
 
-let instance: Promise<{ m: RawModule; w: RawWorker }> | undefined;
+let instance: Promise<{ m: EspeakRawModule; w: EspeakRawWorker }> | undefined;
 let currentVoice = '';
 
-async function load(): Promise<{ m: RawModule; w: RawWorker }> {
-  const specifier = '@echogarden/espeak-ng-emscripten';
-  const imported = (await import(specifier)) as { default: () => Promise<RawModule> };
-  const m = await imported.default();
+async function load(): Promise<{ m: EspeakRawModule; w: EspeakRawWorker }> {
+  const m = await loadEspeakModule();
+  // The same worker class as the engine's, with the phonemes call the engine does not use.
   return { m, w: new m.eSpeakNGWorker() };
 }
 
