@@ -4,6 +4,7 @@ import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../sibling-module.ts';
 import { ThreadBalancer, type Placement } from './thread-balancer.ts';
+import { createWarmTurns } from './warm-turns.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 /** The pool's own settings, and what it hands every thread (WorkerSettings). */
@@ -15,6 +16,8 @@ export interface PoolOptions extends WorkerSettings {
    * holding a whole thread. Default 4.
    */
   tasksPerWorker?: number;
+  /** Threads that warm up at once (see warm-turns.ts); default one less than the cores, at least one. */
+  warmAtOnce?: number;
 }
 
 /** A task as the balancer sees it: piscina's queue options under its symbol. */
@@ -33,17 +36,23 @@ export class SynthPool {
   private failure: Error | undefined;
   /** The last error of a thread outside any task, for diagnostics. */
   lastWorkerError: Error | undefined;
-  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private waiters: { all: boolean; resolve: () => void; reject: (e: Error) => void }[] = [];
   private inFlight = 0;
   private closed = false;
   private readonly balancer: ThreadBalancer;
   private nextTaskId = 1;
 
   constructor(options: PoolOptions = {}) {
-    const { workers, tasksPerWorker, ...settings } = options;
+    const { workers, tasksPerWorker, warmAtOnce, ...settings } = options;
     this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
     const perThread = Math.max(1, Math.floor(tasksPerWorker ?? 4));
-    this.balancer = new ThreadBalancer(perThread, (task) => (task as PiscinaTaskOptions)[Piscina.queueOptionsSymbol] ?? undefined);
+    this.balancer = new ThreadBalancer(
+      perThread,
+      (task) => (task as PiscinaTaskOptions)[Piscina.queueOptionsSymbol] ?? undefined,
+      (threadId) => this.readyThreads.has(threadId),
+    );
+    // One core is left to the main thread while the threads warm up (see warm-turns.ts).
+    const warmTurns = createWarmTurns(this.size, warmAtOnce ?? availableParallelism() - 1);
     this.piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: siblingModule(import.meta.url, 'worker'),
       minThreads: this.size,
@@ -53,7 +62,7 @@ export class SynthPool {
       loadBalancer: this.balancer.choose,
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: settings satisfies WorkerSettings,
+      workerData: { ...settings, warmTurns } satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;
@@ -74,26 +83,42 @@ export class SynthPool {
     return threads.length >= this.size && threads.every((t) => this.readyThreads.has(t.threadId));
   }
 
+  /** A current thread has reported (the balancer sends requests there first). */
+  private anyReady(): boolean {
+    return this.piscina.threads.some((t) => this.readyThreads.has(t.threadId));
+  }
+
   private settleWaiters(): void {
-    const done = this.failure !== undefined || this.allReady();
-    if (!done) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) {
       if (this.failure) w.reject(this.failure);
-      else w.resolve();
+      else if (w.all ? this.allReady() : this.anyReady()) w.resolve();
+      else this.waiters.push(w);
     }
   }
 
   /** Resolves once every thread has loaded and warmed up its engines. */
   ready(): Promise<void> {
+    return this.waitFor(true);
+  }
+
+  /**
+   * Resolves once a thread has loaded and warmed up its engines: the pool serves from it while the others
+   * warm (they take turns, see warm-turns.ts), so no request waits for a warm-up.
+   */
+  serving(): Promise<void> {
+    return this.waitFor(false);
+  }
+
+  private waitFor(all: boolean): Promise<void> {
     if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
     if (this.failure) return Promise.reject(this.failure);
-    if (this.allReady()) return Promise.resolve();
+    if (all ? this.allReady() : this.anyReady()) return Promise.resolve();
     // Idle piscina threads are unref'd: without a handle of our own, a process that only awaits this
     // promise would exit before the workers report.
     const keepAlive = setInterval(() => {}, 60_000);
-    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject })).finally(() =>
+    return new Promise<void>((resolve, reject) => this.waiters.push({ all, resolve, reject })).finally(() =>
       clearInterval(keepAlive),
     );
   }

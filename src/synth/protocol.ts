@@ -2,6 +2,8 @@
 // MessagePort; chunks stream back on it and acks / cancel go the other way, so one request never
 // waits for another and cancelling never kills the worker (piscina's abort would, reloading engines).
 import type { MessagePort } from 'node:worker_threads';
+import type { EspeakData } from './engines/espeak/module.ts';
+import type { WarmTurnsShared } from './warm-turns.ts';
 import type { CompiledFlite } from './engines/flite/compiled.ts';
 import type { NeuralModels } from './neural-models.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
@@ -57,6 +59,10 @@ export interface WorkerSettings {
   warmVoices?: VoiceSpec[];
   /** The flite program, compiled once by the main thread and shared by every thread (see flite/program.ts). */
   flite?: CompiledFlite;
+  /** espeak-ng's data, read once by the main thread and shared by every thread (see espeak/module.ts). */
+  espeakData?: EspeakData;
+  /** The threads' turns at warming up (see warm-turns.ts); without, a thread warms at once. */
+  warmTurns?: WarmTurnsShared;
 }
 
 export interface SpeakResult {

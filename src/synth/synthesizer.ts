@@ -3,6 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
 import { installNeuralModels } from './neural-models.ts';
+import { readEspeakData } from './engines/espeak/module.ts';
 import { compileFlite } from './engines/flite/compiled.ts';
 import { isLongReading } from './long-reading.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
@@ -28,6 +29,8 @@ export interface Synthesizer {
   phonemize(req: PhonemizeRequest): Promise<Phonemized>;
   /** Resolves once every worker has loaded (and warmed up) its engines. */
   ready(): Promise<void>;
+  /** Resolves once the first thread is warm: requests are served warm from then on (readiness). */
+  serving(): Promise<void>;
   stats(): PoolStats;
   close(): Promise<void>;
 }
@@ -71,8 +74,8 @@ function validate(req: SpeechRequest): void {
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
   const { maxUnackedSeconds = 2, stallTimeoutMs = 120_000, ...poolOptions } = options;
-  // Compiled here once and shared, not compiled by every thread.
-  const pool = new SynthPool({ ...poolOptions, flite: poolOptions.flite ?? compileFlite() });
+  // Compiled and read here once and shared, not by every thread.
+  const pool = new SynthPool({ ...poolOptions, flite: poolOptions.flite ?? compileFlite(), espeakData: poolOptions.espeakData ?? readEspeakData() });
   let nextId = 1;
 
   async function* speak(req: SpeechRequest, signal?: AbortSignal): AsyncGenerator<SpeechChunk> {
@@ -146,6 +149,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     speak,
     phonemize,
     ready: () => pool.ready(),
+    serving: () => pool.serving(),
     stats: () => pool.stats(),
     close: () => pool.close(),
   };

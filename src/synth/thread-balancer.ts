@@ -29,12 +29,19 @@ export class ThreadBalancer {
     private readonly maxPerThread: number,
     /** Reads the placement off piscina's task (its queue options). */
     private readonly placementOf: (task: object) => Placement | undefined,
+    /**
+     * Whether a thread has warmed up. Tasks go to warm threads while one has room: a thread still warming
+     * would make its task wait for the rest of the warm-up.
+     */
+    private readonly isWarm: (threadId: number) => boolean = () => true,
   ) {}
 
   /** Piscina's loadBalancer: the thread for `task`, or null to keep it queued until one frees up. */
   readonly choose = <W extends Thread>(task: object, threads: W[]): W | null => {
     const placement = this.placementOf(task);
-    const open = threads.filter((t) => t.currentUsage < this.maxPerThread);
+    const withRoom = threads.filter((t) => t.currentUsage < this.maxPerThread);
+    const warm = withRoom.filter((t) => this.isWarm(t.id));
+    const open = warm.length > 0 ? warm : withRoom;
     const longs = (t: Thread): number => this.longOn.get(t.id) ?? 0;
     let candidates = open;
     if (placement?.long && threads.length > 1) {

@@ -2,6 +2,7 @@
 // encoded audio back on each task's own MessagePort with credit-based flow control.
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
+import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteProgram } from './engines/flite/program.ts';
 import { installNeuralModels } from './neural-models.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -9,12 +10,14 @@ import { phonemizeText } from './phonemize.ts';
 import type { ControlMessage, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
+import { WarmTurns } from './warm-turns.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 
 const settings = (workerData ?? {}) as WorkerSettings;
 // The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files.
 if (settings.neural) installNeuralModels(settings.neural);
 if (settings.flite) FliteProgram.use(settings.flite);
+if (settings.espeakData) useEspeakData(settings.espeakData);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
 
 const LATE_FORMATS: readonly EncodeFormat[] = ['flac'];
@@ -27,25 +30,35 @@ function announce(event: WorkerEvent): void {
   parentPort?.postMessage(event);
 }
 
+const warmTurns = settings.warmTurns ? new WarmTurns(settings.warmTurns) : undefined;
+
 // Started at import so the pool can report readiness before any request; warm-up spares the first
-// request the slow, not yet optimised first runs of the wasm code.
+// request the slow, not yet optimised first runs of the wasm code. Threads take turns (warm-turns.ts).
 void (async () => {
+  let give = await warmTurns?.take();
   try {
     // Codecs first: their wasm compiles in the background and would delay the engines' tier-up. FLAC's
     // (~0.3 s, the slowest and one of the least asked for) comes after ready, with the other engines.
     await warmUpPipeline(EARLY_FORMATS);
     // Only the warm voices' engines (the default voice's) before the thread reports ready; the others load
-    // and warm right after (espeak: ~2 s of its 24 MB data and tier-up), so start-up waits only for what
-    // most requests use. A request for another engine in that window waits for the engine's load. Without
-    // warm voices every engine is ready first.
+    // and warm once every thread is ready (espeak: ~2 s of its 24 MB data and tier-up), so start-up waits
+    // only for what most requests use. A request for another engine in that window waits for the engine's
+    // load. Without warm voices every engine is ready first.
     const early = new Set(settings.warmVoices ? settings.warmVoices.map((v) => v.engine) : ENGINE_IDS);
     for (const id of ENGINE_IDS) if (early.has(id)) await (await loadEngine(id)).warmUp();
     for (const voice of settings.warmVoices ?? []) await warmVoice(voice);
     announce({ type: 'engines-ready', threadId, engines: [...ENGINE_IDS] });
+    warmTurns?.markReady();
+    give?.();
+    give = undefined;
+    await warmTurns?.everyoneReady();
+    give = await warmTurns?.take();
     await warmUpPipeline(LATE_FORMATS);
     for (const id of ENGINE_IDS) if (!early.has(id)) await (await loadEngine(id)).warmUp();
   } catch (err) {
     announce({ type: 'engines-failed', threadId, message: err instanceof Error ? err.message : String(err) });
+  } finally {
+    give?.();
   }
 })();
 

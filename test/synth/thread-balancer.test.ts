@@ -76,3 +76,22 @@ test('released long readings free their thread; a single thread takes everything
   assert.equal(one.place(false).thread, 1);
   assert.equal(one.place(true).thread, 1);
 });
+
+test('tasks go to warm threads while one has room, and to a warming thread only when none has', () => {
+  const threads = [
+    { id: 1, currentUsage: 0 },
+    { id: 2, currentUsage: 0 },
+  ];
+  const warm = new Set([2]);
+  const balancer = new ThreadBalancer(2, (task) => (task as { placement: Placement }).placement, (id) => warm.has(id));
+  const place = (id: number, long = false) => {
+    const t = balancer.choose({ placement: { long, id } }, threads);
+    if (t) t.currentUsage++;
+    return t?.id ?? null;
+  };
+  assert.equal(place(1), 2, 'the warm thread, though both are idle');
+  assert.equal(place(2, true), 2, 'a long reading too');
+  assert.equal(place(3), 1, 'the warm thread is full: the warming one');
+  warm.add(1);
+  assert.equal(place(4), 1);
+});
