@@ -6,6 +6,7 @@
 import type { StreamEncoder } from '../audio/encoders/index.ts';
 import type { Limiter } from '../audio/limiter.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
+import type { Turn } from './piece-turns.ts';
 import type { MarkTiming, WordTiming } from './speech.ts';
 
 /** Encoded output is handed over in pieces of at most this much audio (also the flow-control grain). */
@@ -15,8 +16,11 @@ export interface RenderHooks {
   signal?: AbortSignal;
   /** Lets the host process control messages while an engine runs synchronously. */
   checkpoint?: () => void;
-  /** Waits for this request's turn to render its next piece (a worker orders the requests it interleaves). */
-  turn?: () => Promise<void>;
+  /**
+   * Waits for this request's turn to render its next piece (a worker orders the requests it interleaves);
+   * what it resolves with says who else waits for that piece.
+   */
+  turn?: () => Promise<Turn | void>;
   /**
    * Takes the next encoded bytes with the seconds of audio they complete and the words that start in
    * them (and the marks that fall in them); resolves when more may be produced (flow control). Bytes are

@@ -12,10 +12,16 @@ export interface TurnNeed {
   ahead: number;
 }
 
+/** What a request is told when its turn comes. */
+export interface Turn {
+  /** Requests still waiting for a turn that have sent no audio yet: each waits for this piece too. */
+  newcomersWaiting: number;
+}
+
 interface Waiting {
   need: TurnNeed;
   seq: number;
-  go: () => void;
+  go: (turn: Turn) => void;
 }
 
 export class PieceTurns {
@@ -24,7 +30,7 @@ export class PieceTurns {
   private scheduled = false;
 
   /** Resolves when it is this request's turn to render a piece. */
-  take(need: TurnNeed): Promise<void> {
+  take(need: TurnNeed): Promise<Turn> {
     return new Promise((go) => {
       this.waiting.push({ need, seq: this.seq++, go });
       this.schedule();
@@ -46,7 +52,7 @@ export class PieceTurns {
       const next = this.waiting.reduce((best, w) => (before(w, best) ? w : best));
       this.waiting.splice(this.waiting.indexOf(next), 1);
       if (this.waiting.length > 0) this.schedule();
-      next.go();
+      next.go({ newcomersWaiting: this.waiting.filter((w) => !w.need.started).length });
     });
   }
 }

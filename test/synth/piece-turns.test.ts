@@ -18,3 +18,11 @@ test('turns go to requests that have sent nothing, then to the least audio ahead
   assert.deepEqual(order, ['new request', 'second new request', 'long-reading, 0.5 s ahead', 'another long reading, 0.5 s ahead', 'long-reading, 2 s ahead']);
   assert.equal(turns.size, 0);
 });
+
+test('a turn tells how many requests without audio still wait behind it', async () => {
+  const turns = new PieceTurns();
+  const told: [string, number][] = [];
+  const ask = (name: string, started: boolean) => turns.take({ started, ahead: 0 }).then((t) => told.push([name, t.newcomersWaiting]));
+  await Promise.all([ask('started', true), ask('new 1', false), ask('new 2', false), ask('new 3', false)]);
+  assert.deepEqual(told, [['new 1', 2], ['new 2', 1], ['new 3', 0], ['started', 0]]);
+});

@@ -2,7 +2,8 @@
 // engines render a piece whole (espeak's wasm build included: its callbacks all run inside one call). So
 // the first sentence is cut once, early: at a clause boundary if one comes soon, else before a function
 // word where a phrase usually starts, else after a few words. Only the first piece: later ones are
-// rendered while the first plays, and whole sentences keep the engines' sentence prosody.
+// rendered while the first plays, and whole sentences keep the engines' sentence prosody. When others on
+// the thread wait for their first audio behind it, the first piece is cut down to a word (shortestHead).
 import type { MappedSentence } from './index.ts';
 import { sliceMapped } from './mapped.ts';
 import { CLAUSE_END, startsPhrase } from './phrases.ts';
@@ -26,6 +27,26 @@ function headOf(words: readonly string[]): { words: number; break: MappedSentenc
     if (startsPhrase(words[n])) return { words: n, break: 'none' };
   }
   return { words: DEFAULT_HEAD_WORDS, break: 'none' };
+}
+
+/**
+ * The first piece cut down to its first word (after any words a phrase starts with: "The old | lighthouse"),
+ * for a thread where others wait for their first audio behind it: each word less is ~10 ms of flite sooner
+ * for all of them. Whole when it has only that much.
+ */
+export function shortestHead(piece: MappedSentence): MappedSentence[] {
+  const words = [...piece.text.matchAll(/\S+/g)];
+  let n = 1;
+  while (n < words.length && startsPhrase(words[n - 1][0]) && !CLAUSE_END.test(words[n - 1][0])) n++;
+  if (n >= words.length) return [piece];
+  const last = words[n - 1];
+  const headEnd = (last.index ?? 0) + last[0].length;
+  const head = sliceMapped(piece.mapped, 0, headEnd);
+  const tail = sliceMapped(piece.mapped, words[n].index ?? headEnd);
+  return [
+    { text: head.text, mapped: head, break: CLAUSE_END.test(last[0]) ? 'clause' : 'none' },
+    { text: tail.text, mapped: tail, break: piece.break },
+  ];
 }
 
 /** Splits the first piece in two for a quick start; other pieces are returned as they are. */
