@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createResampler, resampleAll } from '../../src/audio/resample.ts';
+import { createResampler, resampleAll, speexQuality } from '../../src/audio/resample.ts';
 import { concatF32, rms, semitones, sine, toneFrequency } from './signals.ts';
 
 const PAIRS: Array<[number, number]> = [
@@ -63,4 +63,16 @@ test('dispose frees the state and later process calls fail', async () => {
 test('invalid rates are refused', async () => {
   await assert.rejects(createResampler(0, 24000), RangeError);
   await assert.rejects(createResampler(22050.5, 24000), RangeError);
+});
+
+test('the speech band up to 7 kHz keeps its level through the lighter filter (22 050 -> 24 000) and the full one (16 000 -> 24 000)', async () => {
+  assert.equal(speexQuality(22050, 24000), 3);
+  assert.equal(speexQuality(16000, 24000), 5);
+  assert.equal(speexQuality(24000, 8000), 5);
+  for (const [inRate, freq] of [[22050, 7000], [22050, 8000], [16000, 7000]] as const) {
+    const x = sine(freq, 0.5, inRate);
+    const y = await resampleAll(x, inRate, 24000);
+    const db = 20 * Math.log10(rms(y.subarray(500, -500)) / rms(x));
+    assert.ok(Math.abs(db) < 0.5, `${freq} Hz from ${inRate} Hz: ${db.toFixed(2)} dB`);
+  }
 });

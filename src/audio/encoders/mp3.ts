@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createEncoder } from 'wasm-media-encoders';
@@ -41,11 +42,52 @@ function giveBack(lame: Lame, rate: Mp3Rate): void {
   });
 }
 
+/**
+ * wasm-media-encoders 0.7.0 builds LAME 3.100 without a quality setting, so lame_init's "quality unset"
+ * (-1) becomes LAME's default q=3 in lame_init_params: its noise-shaping loops cost 2-4x the encoding
+ * time of q=7 ("fast": psychoacoustics kept, no shaping loops), which at 64 kbps for speech is not heard
+ * apart (issue 13: mp3 was most of the pipeline's time). lame_init_old stores quality and mode together
+ * as one i64 constant (mode NOT_SET=4 in the high word, quality -1 in the low one); only that constant
+ * changes, to quality 7, with a LEB128 of the same length so no offsets move. The patch applies only to
+ * the exact file whose hash and bytes are checked here; any other build runs unpatched, at q=3.
+ */
+export const LAME_WASM_SHA256 = '85e81719250b9a667b1258143f689dda70e3e57a7e7c29ab0b4cef65c8f6eb9a';
+const QUALITY_AT = 0xeda3;
+// i64.const 0x4_FFFFFFFF (mode 4, quality -1); i64.store align=4 offset=44 (lame_global_flags.quality)
+const QUALITY_DEFAULT = [0x42, 0xff, 0xff, 0xff, 0xff, 0xcf, 0x00, 0x37, 0x02, 0x2c];
+// i64.const 0x4_00000007 (mode 4, quality 7), same six-byte LEB128
+const QUALITY_FAST = [0x87, 0x80, 0x80, 0x80, 0xc0, 0x00];
+
+let quality: 3 | 7 = 3;
+/** The LAME quality this thread's encoders run at: 7 with the checked patch, else LAME's default 3. */
+export const lameQuality = (): 3 | 7 => quality;
+
+/** Returns LAME's wasm set to quality 7 when it is the exact known build, else undefined. */
+export function patchLameQuality(wasm: Uint8Array): Uint8Array | undefined {
+  if (createHash('sha256').update(wasm).digest('hex') !== LAME_WASM_SHA256) return undefined;
+  if (!QUALITY_DEFAULT.every((b, i) => wasm[QUALITY_AT + i] === b)) return undefined;
+  // A copy, not Buffer.slice (a view): the caller keeps the unpatched bytes to fall back on.
+  const patched = new Uint8Array(wasm);
+  patched.set(QUALITY_FAST, QUALITY_AT + 1);
+  return patched;
+}
+
 /** Compiles LAME once per thread; each encoder then only instantiates it. */
 function lameModule(): Promise<WasmSource> {
   wasmModule ??= (async () => {
     const path = createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3');
-    return (await WebAssemblyApi.compile(await readFile(path))) as WasmSource;
+    const bytes = await readFile(path);
+    const fast = patchLameQuality(bytes);
+    if (fast) {
+      try {
+        const module = (await WebAssemblyApi.compile(fast)) as WasmSource;
+        quality = 7;
+        return module;
+      } catch {
+        // Falls through to the unpatched build: slower, never broken.
+      }
+    }
+    return (await WebAssemblyApi.compile(bytes)) as WasmSource;
   })();
   return wasmModule;
 }
