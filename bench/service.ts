@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../test/helpers/process.ts';
+import { freePort, START } from '../test/helpers/process.ts';
 import { request } from './http-client.ts';
 
 export interface BenchService {
@@ -52,10 +52,11 @@ export async function startService(options: StartOptions = {}): Promise<BenchSer
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED_ENV) delete env[name];
   const started = performance.now();
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+  const child = spawn(process.execPath, START.args, {
     cwd: ROOT,
     env: {
       ...env,
+      ...START.env,
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_URL: base,

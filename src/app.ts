@@ -8,7 +8,7 @@ import type { Services } from './services.ts';
 import { startSpeechEngines, type SpeechEngines } from './speech-engines.ts';
 import { ApiKeyService } from './accounts/api-keys.ts';
 import { MagicLinkService } from './accounts/magic-links.ts';
-import { OutboxMailer, SmtpMailer, type Mailer } from './accounts/mailer.ts';
+import { OutboxMailer, type Mailer } from './accounts/mailer.ts';
 import { SessionService } from './accounts/sessions.ts';
 import { SignInService } from './accounts/sign-in.ts';
 import { UsageService } from './accounts/usage.ts';
@@ -19,6 +19,7 @@ import type { SharedState } from './store/shared-state/shared-state.ts';
 import { errorsPlugin, frameworkError, writeClientError } from './http/plugins/errors.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { rateLimitPlugin } from './http/plugins/rate-limit.ts';
+import { SchemaCompilations } from './http/lazy-schemas.ts';
 import { logRedact, logSerializers } from './http/log.ts';
 import { metricsPlugin } from './http/plugins/metrics.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -92,7 +93,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const mailer =
     options.mailer ??
     (config.smtpUrl
-      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+      ? new (await import('./accounts/smtp-mailer.ts')).SmtpMailer(config.smtpUrl, config.mailFrom)
       : new OutboxMailer(join(config.dataDir, 'outbox'), config.mailFrom, (path, mail) => {
           // Local mode only (no SMTP_URL): the developer needs the link, and the log is where they look. It is a
           // field of its own, so the terminal format can print it alone on a line (and JSON keeps it unescaped).
@@ -125,7 +126,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     sharedState,
     readiness: [
       { name: 'database', check: () => store.ping() },
-      { name: 'engines', check: () => synthesizer.ready() },
+      { name: 'engines', check: () => synthesizer.serving() },
       ...(sharedState.kind === 'memory' ? [] : [{ name: sharedState.kind, check: () => sharedState.ping() }]),
     ],
     mailer,
@@ -152,6 +153,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
 }
 
 export async function buildApp(config: Readonly<Config>, options: AppOptions = {}): Promise<FastifyInstance> {
+  const schemas = new SchemaCompilations();
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -179,6 +181,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     // refuses unknown fields refuses them (Fastify's default strips them silently); `verbose` gives the error
     // messages the schema, so they can list the accepted values and fields (http/validation-message.ts).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true } },
+    schemaController: schemas.controller(),
   });
 
   const services = await buildServices(config, app, options);
@@ -209,6 +212,13 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   }
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+  });
+  // After start-up rather than during it (see VoiceLibrary.index and lazy-schemas.ts).
+  app.addHook('onListen', () => {
+    setImmediate(() => {
+      app.services.voices.prepareSearch();
+      schemas.compileWaiting();
+    });
   });
 
   await app.register(errorsPlugin);

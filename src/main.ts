@@ -5,7 +5,7 @@ import { startSpeechEngines } from './speech-engines.ts';
 import { startupBanner, startupFacts } from './startup-banner.ts';
 
 /** People at a terminal get readable lines; log collectors (stdout is a pipe or file) get JSON. */
-function logStreamFor(config: Readonly<Config>): DestinationStream | undefined {
+async function logStreamFor(config: Readonly<Config>): Promise<DestinationStream | undefined> {
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
   return pretty ? prettyLogStream(process.stdout.isTTY === true) : undefined;
 }
@@ -23,9 +23,11 @@ async function main(): Promise<void> {
   }
   // The synthesis workers first: their warm-up is the longest part of start-up, and it runs while this thread
   // loads the HTTP side (a dynamic import, so that loading comes after) and builds the app.
-  const speechEngines = await startSpeechEngines(config);
+  const starting = startSpeechEngines(config);
+  starting.catch(() => undefined); // reported where it is awaited, below, not as an unhandled rejection
   const { buildApp } = await import('./app.ts');
-  const logStream = logStreamFor(config);
+  const speechEngines = await starting;
+  const logStream = await logStreamFor(config);
   const app = await buildApp(config, { logStream, speechEngines });
   await app.listen({ port: config.port, host: config.host });
   const facts = startupFacts(config);

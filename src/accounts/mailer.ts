@@ -1,7 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
-import type { Transporter } from 'nodemailer';
 import { randomToken } from './secrets.ts';
 
 export interface Mail {
@@ -17,24 +15,6 @@ export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
   send(mail: Mail): Promise<void>;
   close(): Promise<void>;
-}
-
-export class SmtpMailer implements Mailer {
-  readonly kind = 'smtp';
-  private readonly transport: Transporter;
-
-  constructor(smtpUrl: string, private readonly from: string) {
-    this.transport = nodemailer.createTransport(smtpUrl);
-  }
-
-  async send(mail: Mail): Promise<void> {
-    const { to, subject, text, html } = mail;
-    await this.transport.sendMail({ from: this.from, to, subject, text, html });
-  }
-
-  async close(): Promise<void> {
-    this.transport.close();
-  }
 }
 
 /**

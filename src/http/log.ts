@@ -1,4 +1,3 @@
-import pinoPretty from 'pino-pretty';
 import type { DestinationStream } from 'pino';
 import type { FastifyRequest } from 'fastify';
 
@@ -58,8 +57,12 @@ export function formatLogMessage(log: Record<string, unknown>, messageKey: strin
   return `${msg}${reqId}`;
 }
 
-/** pino's stream for a terminal: pino-pretty, synchronous so lines and the start-up banner keep their order. */
-export function prettyLogStream(colorize: boolean): DestinationStream {
+/**
+ * pino's stream for a terminal: pino-pretty, synchronous so lines and the start-up banner keep their order.
+ * Loaded only for a terminal: a service logging JSON to a collector does not pay its start-up time.
+ */
+export async function prettyLogStream(colorize: boolean): Promise<DestinationStream> {
+  const { default: pinoPretty } = await import('pino-pretty');
   return pinoPretty({
     colorize,
     sync: true,

@@ -15,7 +15,7 @@ export interface OwnedVoiceStore {
  * voices are never listed, found or resolved (they answer as unknown).
  */
 export class VoiceLibrary {
-  private readonly index: VoiceSearch;
+  private searchIndex: VoiceSearch | undefined;
   /** The catalog by id: the built-in voices plus the neural ones found in VOICES_DIR. */
   private readonly byId: ReadonlyMap<string, Voice>;
 
@@ -23,8 +23,20 @@ export class VoiceLibrary {
     private readonly owned: OwnedVoiceStore | null,
     private readonly builtins: readonly Voice[] = BUILTIN_VOICES,
   ) {
-    this.index = createVoiceSearch(builtins);
     this.byId = new Map(builtins.map((v) => [v.id, v]));
+  }
+
+  /**
+   * The search index, built on first use (~0.2 s for the whole catalog): not on the way to ready. The app
+   * builds it as soon as it listens (prepareSearch), so a first search rarely waits for it.
+   */
+  private get index(): VoiceSearch {
+    this.searchIndex ??= createVoiceSearch(this.builtins);
+    return this.searchIndex;
+  }
+
+  prepareSearch(): void {
+    void this.index;
   }
 
   /** A catalog (non-owned) voice by id. */

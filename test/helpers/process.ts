@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
@@ -26,13 +27,31 @@ export interface ServiceProcess {
  * (scripts/start.mjs: the compiled dist/, rebuilt first if src/ changed).
  */
 export type Entry = 'sources' | 'npm-start';
-const ARGS: Record<Entry, string[]> = { sources: ['--import', 'tsx', 'src/main.ts'], 'npm-start': ['scripts/start.mjs'] };
+
+/**
+ * How `npm start` runs node, as package.json's start script gives it (environment settings, Node options,
+ * then scripts/start.mjs): whatever starts the service the way users do reads it from there.
+ */
+export const START: { env: Readonly<Record<string, string>>; args: readonly string[] } = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=\S*$/.test(words[0] ?? '')) {
+    const [name, value] = (words.shift() as string).split('=');
+    env[name] = value;
+  }
+  const [command, ...args] = words;
+  if (command !== 'node' || args.at(-1) !== 'scripts/start.mjs') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return { env, args };
+})();
+
+const ARGS: Record<Entry, readonly string[]> = { sources: ['--import', 'tsx', 'src/main.ts'], 'npm-start': START.args };
 
 /** Starts the real service as its own process. */
 export async function startProcess(env: Record<string, string>, entry: Entry = 'sources'): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ARGS[entry], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, ...(entry === 'npm-start' ? START.env : {}), HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

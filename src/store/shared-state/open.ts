@@ -1,7 +1,5 @@
 import type { StoreLogger } from '../logger.ts';
 import { MemorySharedState } from './memory.ts';
-import { parseRedisUrl } from './redis-link.ts';
-import { RedisSharedState } from './redis.ts';
 import type { SharedState } from './shared-state.ts';
 
 export interface SharedStateOptions {
@@ -10,8 +8,12 @@ export interface SharedStateOptions {
   log?: StoreLogger;
 }
 
-/** In-memory for a single node; Redis (with a local fallback) when REDIS_URL is set. */
+/**
+ * In-memory for a single node; Redis (with a local fallback) when REDIS_URL is set. The Redis client is
+ * loaded only then: a single node does not pay its start-up time and memory (~0.1 s, ~10 MiB).
+ */
 export async function openSharedState(redisUrl: string | null, options: SharedStateOptions = {}): Promise<SharedState> {
   if (!redisUrl) return new MemorySharedState();
+  const [{ parseRedisUrl }, { RedisSharedState }] = await Promise.all([import('./redis-link.ts'), import('./redis.ts')]);
   return RedisSharedState.open(parseRedisUrl(redisUrl, options.redisPrefix), options.log);
 }
