@@ -3,7 +3,11 @@
 // gain and the resampler push over the ceiling. A per-voice gain, rather than one measured on each
 // request's own audio, keeps streaming possible (the first sentence goes out before the last is rendered)
 // and keeps a voice at one level across requests, so switching voices mid-conversation does not jump.
-// Measured lazily rather than from a table: clones and bred voices are made at run time and need a gain too.
+// Measured lazily: clones and bred voices are made at run time and need a gain too. The built-in voices' gains
+// are measured ahead, the same way, into voice-gains.json (scripts/gen-voice-gains.ts): a thread's first request
+// for one then need not render the reference first (~0.3 s for a flite voice, and on the way to ready for the
+// default voice, which every thread warms).
+import { readFileSync } from 'node:fs';
 import { dbToGain, integratedLoudness } from '../audio/loudness.ts';
 import { createLimiter, type Limiter } from '../audio/limiter.ts';
 import type { Engine } from './engine.ts';
@@ -31,7 +35,21 @@ export function setLoudnessTarget(lufs: number | null): void {
   gains.clear();
 }
 
-async function measure(engine: Engine, voice: VoiceSpec, target: number): Promise<number> {
+/** voice-gains.json: gains in dB by gainKey, for one loudness target. */
+export interface GainTable {
+  target_lufs: number;
+  gains_db: Record<string, number>;
+}
+
+let table: GainTable | undefined;
+
+export function gainTable(): GainTable {
+  table ??= JSON.parse(readFileSync(new URL('./voice-gains.json', import.meta.url), 'utf8')) as GainTable;
+  return table;
+}
+
+/** The gain in dB that brings `voice` to `target`, measured on the reference sentence. */
+export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: number): Promise<number> {
   const parts: Float32Array[] = [];
   let rate = engine.info.sampleRate;
   for await (const chunk of engine.synthesize(REFERENCE_TEXT, voice, { speed: 1 })) {
@@ -42,7 +60,7 @@ async function measure(engine: Engine, voice: VoiceSpec, target: number): Promis
   const { start, end } = speechBounds(all, rate);
   const speech = all.subarray(start, end);
   const lufs = integratedLoudness(speech, rate);
-  if (!Number.isFinite(lufs)) return 1;
+  if (!Number.isFinite(lufs)) return 0;
   let db = clampGain(target - lufs);
   // A peaky voice raised a lot loses loudness in the limiter (kal16: about 1 LU); the limited
   // reference is measured again and the gain corrected for what the limiter took.
@@ -52,7 +70,7 @@ async function measure(engine: Engine, voice: VoiceSpec, target: number): Promis
     if (!Number.isFinite(after) || Math.abs(target - after) < 0.2) break;
     db = clampGain(db + target - after);
   }
-  return dbToGain(db);
+  return db;
 }
 
 const clampGain = (db: number): number => Math.min(MAX_GAIN_DB, Math.max(-MAX_GAIN_DB, db));
@@ -67,7 +85,7 @@ function limit(x: Float32Array, rate: number, gain: number): Float32Array {
  * pitches within a semitone differ by far less than 1 LU. The forge's fit renders a voice at a few nearby
  * settings, and would otherwise pay for a reference render at each.
  */
-function gainKey(voice: VoiceSpec): string {
+export function gainKey(voice: VoiceSpec): string {
   const { rate: _rate, pitchHz, ...rest } = voice.controls ?? {};
   const pitchStep = pitchHz === undefined ? null : Math.round(12 * Math.log2(pitchHz / 100));
   return JSON.stringify([voice.engine, voice.base, voice.variant ?? null, pitchStep, rest]);
@@ -79,7 +97,9 @@ export function voiceGain(engine: Engine, voice: VoiceSpec): Promise<number> {
   const key = gainKey(voice);
   let gain = gains.get(key);
   if (!gain) {
-    gain = measure(engine, voice, targetLufs);
+    const target = targetLufs;
+    const known = target === gainTable().target_lufs ? gainTable().gains_db[key] : undefined;
+    gain = known !== undefined ? Promise.resolve(dbToGain(known)) : measureGainDb(engine, voice, target).then(dbToGain);
     // A failed measurement is not remembered: the next request tries again.
     gain.catch(() => gains.delete(key));
     if (gains.size >= CACHE_SIZE) gains.delete(gains.keys().next().value as string);
