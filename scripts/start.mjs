@@ -3,11 +3,11 @@
 // dependencies (no TypeScript) and no current build runs the sources through tsx, as before dist/ existed.
 import { build, isStale, NoCompilerError } from './build.mjs';
 
-let entry = '../dist/main.js';
+let entry = '../dist/bundle/main.js';
 if (isStale()) {
   try {
     console.log('voxsmith: compiling the service (src/ changed since the last build)');
-    build();
+    await build();
   } catch (err) {
     if (!(err instanceof NoCompilerError)) throw err;
     console.warn(`voxsmith: ${err.message}; running it through tsx (slower to start, more memory)`);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
+import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, TEST_PG_URL, TEST_REDIS_URL } from '../helpers/stores.ts';
 import { decodeWav, medianPitch, speechSeconds } from '../synth/helpers.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-npm-start-'));
@@ -44,5 +45,42 @@ test('npm start serves the compiled build: sign-in, a key, and speech in the def
 
   } finally {
     assert.equal(await service.stop('SIGTERM'), 0);
+  }
+});
+
+// The build bundles the app (scripts/build.mjs): what reads files beside its own module (the docs theme, the
+// catalog, package.json, the dashboard) and what loads on demand (PostgreSQL, Redis) must work from the bundle.
+test('the bundled build reads its own files and loads PostgreSQL and Redis on demand', async () => {
+  const schema = randomSchema('bundle');
+  const prefix = randomPrefix('bundle');
+  const service = await startProcess(
+    {
+      DATA_DIR: dataDir,
+      DATABASE_URL: `${TEST_PG_URL}?schema=${schema}`,
+      REDIS_URL: `${TEST_REDIS_URL}?prefix=${prefix}`,
+      WORKERS: '1',
+    },
+    'npm-start',
+  );
+  try {
+    const ready = await fetch(`${service.base}/readyz`);
+    const checks = JSON.stringify(await ready.json());
+    assert.equal(ready.status, 200, checks);
+    assert.match(checks, /database/);
+    assert.match(checks, /redis/);
+    const docs = await fetch(`${service.base}/docs`);
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /<html/i);
+    const openapi = (await (await fetch(`${service.base}/openapi.json`)).json()) as { info: { version: string } };
+    assert.match(openapi.info.version, /^\d+\.\d+\.\d+/, 'the version read from package.json');
+    const dashboard = await fetch(`${service.base}/`);
+    assert.equal(dashboard.status, 200);
+    assert.match(await dashboard.text(), /<script/i);
+    const found = (await (await fetch(`${service.base}/api/voices/search?q=british%20female`)).json()) as { voices: { language: string }[] };
+    assert.equal(found.voices[0].language, 'en-GB');
+  } finally {
+    assert.equal(await service.stop('SIGTERM'), 0);
+    await dropSchema(schema);
+    await deleteRedisPrefix(prefix);
   }
 });
