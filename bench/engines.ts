@@ -1,6 +1,7 @@
 // Real-time factor of each engine voice (compute seconds per audio second; lower is faster) on a
-// 25-word English sentence, median of several runs after warm-up; plus the whole pipeline (engine,
-// resampling, mp3 encoding) in-process and the first-chunk latency through the worker pool.
+// 25-word English sentence, median of several runs after warm-up; plus the whole pipeline in-process (engine,
+// resampling, shaping and level, then 16-bit PCM as the stream and Wyoming send it, or MP3, /v1/speak's
+// default) and the first-chunk latency through the worker pool.
 // Run: node --import tsx bench/engines.ts [runs]
 import { availableParallelism } from 'node:os';
 import { createResampler } from '../src/audio/resample.ts';
@@ -51,11 +52,11 @@ async function engineRtf(voice: VoiceSpec): Promise<{ rtf: number; audio: number
   return { rtf: ms / 1000 / audio, audio, ms };
 }
 
-async function pipelineRtf(voice: VoiceSpec): Promise<{ rtf: number; firstMs: number }> {
+async function pipelineRtf(voice: VoiceSpec, format: 'pcm' | 'mp3'): Promise<{ rtf: number; firstMs: number }> {
   const once = async (): Promise<{ ms: number; first: number; secs: number }> => {
     const t = performance.now();
     let first = 0;
-    const r = await renderSpeech({ text: TEXT, voice, speed: 1, format: 'mp3' }, {
+    const r = await renderSpeech({ text: TEXT, voice, speed: 1, format }, {
       emit: async () => {
         first ||= performance.now() - t;
       },
@@ -127,12 +128,15 @@ async function poolFirstChunk(): Promise<void> {
 }
 
 console.log(`25-word sentence, median of ${RUNS} runs after warm-up; RTF = compute time / audio time\n`);
-console.log(`${'voice'.padEnd(36)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(10)} ${'engine RTF'.padStart(11)} ${'pipeline RTF'.padStart(13)} ${'1st chunk ms'.padStart(13)}`);
+console.log(
+  `${'voice'.padEnd(36)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(10)} ${'engine RTF'.padStart(11)} ${'pcm RTF'.padStart(9)} ${'mp3 RTF'.padStart(9)} ${'1st chunk ms'.padStart(13)}`,
+);
 for (const voice of VOICES) {
   const e = await engineRtf(voice);
-  const p = await pipelineRtf(voice);
+  const pcm = await pipelineRtf(voice, 'pcm');
+  const mp3 = await pipelineRtf(voice, 'mp3');
   console.log(
-    `${label(voice).padEnd(36)} ${e.audio.toFixed(2).padStart(8)} ${e.ms.toFixed(1).padStart(10)} ${e.rtf.toFixed(4).padStart(11)} ${p.rtf.toFixed(4).padStart(13)} ${p.firstMs.toFixed(1).padStart(13)}`,
+    `${label(voice).padEnd(36)} ${e.audio.toFixed(2).padStart(8)} ${e.ms.toFixed(1).padStart(10)} ${e.rtf.toFixed(4).padStart(11)} ${pcm.rtf.toFixed(4).padStart(9)} ${mp3.rtf.toFixed(4).padStart(9)} ${mp3.firstMs.toFixed(1).padStart(13)}`,
   );
 }
 console.log('');
