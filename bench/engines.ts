@@ -32,9 +32,23 @@ const VOICES: VoiceSpec[] = [
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const label = (v: VoiceSpec): string => `${v.engine}/${v.base}${v.variant ? `+${v.variant}` : ''}${v.controls ? ' (controls)' : ''}`;
 
-async function engineRtf(voice: VoiceSpec): Promise<{ rtf: number; audio: number; ms: number }> {
+interface Rtfs {
+  audio: number;
+  engineMs: number;
+  engine: number;
+  pcm: number;
+  mp3: number;
+  firstMs: number;
+}
+
+/**
+ * The engine alone and the pipeline to pcm and to mp3, run in turn (engine, pcm, mp3, engine, ...) so that a
+ * slower stretch of the machine (another tenant, a frequency change) weighs on all three alike: measured one
+ * block after another, the ratio of two medians moved between 0.9 and 2 for the same code.
+ */
+async function measureRtfs(voice: VoiceSpec): Promise<Rtfs> {
   const engine = await loadEngine(voice.engine);
-  const once = async (): Promise<{ secs: number; ms: number }> => {
+  const engineOnce = async (): Promise<{ secs: number; ms: number }> => {
     const t = performance.now();
     let samples = 0;
     let rate = 1;
@@ -44,16 +58,7 @@ async function engineRtf(voice: VoiceSpec): Promise<{ rtf: number; audio: number
     }
     return { secs: samples / rate, ms: performance.now() - t };
   };
-  for (let i = 0; i < 3; i++) await once();
-  const runs: { secs: number; ms: number }[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await once());
-  const ms = median(runs.map((r) => r.ms));
-  const audio = runs[0].secs;
-  return { rtf: ms / 1000 / audio, audio, ms };
-}
-
-async function pipelineRtf(voice: VoiceSpec, format: 'pcm' | 'mp3'): Promise<{ rtf: number; firstMs: number }> {
-  const once = async (): Promise<{ ms: number; first: number; secs: number }> => {
+  const pipelineOnce = async (format: 'pcm' | 'mp3'): Promise<{ ms: number; first: number; secs: number }> => {
     const t = performance.now();
     let first = 0;
     const r = await renderSpeech({ text: TEXT, voice, speed: 1, format }, {
@@ -63,10 +68,23 @@ async function pipelineRtf(voice: VoiceSpec, format: 'pcm' | 'mp3'): Promise<{ r
     });
     return { ms: performance.now() - t, first, secs: r.seconds };
   };
-  for (let i = 0; i < 2; i++) await once();
-  const runs: { ms: number; first: number; secs: number }[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await once());
-  return { rtf: median(runs.map((r) => r.ms)) / 1000 / runs[0].secs, firstMs: median(runs.map((r) => r.first)) };
+  for (let i = 0; i < 3; i++) {
+    await engineOnce();
+    await pipelineOnce('pcm');
+    await pipelineOnce('mp3');
+  }
+  const runs: Array<{ engine: { secs: number; ms: number }; pcm: { ms: number; secs: number }; mp3: { ms: number; first: number; secs: number } }> = [];
+  for (let i = 0; i < RUNS; i++) runs.push({ engine: await engineOnce(), pcm: await pipelineOnce('pcm'), mp3: await pipelineOnce('mp3') });
+  const engineMs = median(runs.map((r) => r.engine.ms));
+  const audio = runs[0].engine.secs;
+  return {
+    audio,
+    engineMs,
+    engine: engineMs / 1000 / audio,
+    pcm: median(runs.map((r) => r.pcm.ms)) / 1000 / runs[0].pcm.secs,
+    mp3: median(runs.map((r) => r.mp3.ms)) / 1000 / runs[0].mp3.secs,
+    firstMs: median(runs.map((r) => r.mp3.first)),
+  };
 }
 
 // The pipeline's stages one after another on the engine's own chunks, each timed alone with the project's
@@ -132,11 +150,9 @@ console.log(
   `${'voice'.padEnd(36)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(10)} ${'engine RTF'.padStart(11)} ${'pcm RTF'.padStart(9)} ${'mp3 RTF'.padStart(9)} ${'1st chunk ms'.padStart(13)}`,
 );
 for (const voice of VOICES) {
-  const e = await engineRtf(voice);
-  const pcm = await pipelineRtf(voice, 'pcm');
-  const mp3 = await pipelineRtf(voice, 'mp3');
+  const r = await measureRtfs(voice);
   console.log(
-    `${label(voice).padEnd(36)} ${e.audio.toFixed(2).padStart(8)} ${e.ms.toFixed(1).padStart(10)} ${e.rtf.toFixed(4).padStart(11)} ${pcm.rtf.toFixed(4).padStart(9)} ${mp3.rtf.toFixed(4).padStart(9)} ${mp3.firstMs.toFixed(1).padStart(13)}`,
+    `${label(voice).padEnd(36)} ${r.audio.toFixed(2).padStart(8)} ${r.engineMs.toFixed(1).padStart(10)} ${r.engine.toFixed(4).padStart(11)} ${r.pcm.toFixed(4).padStart(9)} ${r.mp3.toFixed(4).padStart(9)} ${r.firstMs.toFixed(1).padStart(13)}`,
   );
 }
 console.log('');
