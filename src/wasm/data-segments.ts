@@ -1,36 +1,10 @@
 // Where a WebAssembly binary's active data segments land in memory. Instantiating a module writes them
 // into its memory, so a caller that reuses one memory for instance after instance (flite/program.ts) only
 // has to clear what lies outside them to give each instance the memory a fresh one would have.
+import { HEADER_BYTES, readS32, readU32, SECTION_DATA } from './binary.ts';
 
-const SECTION_DATA = 11;
-const HEADER_BYTES = 8;
 const I32_CONST = 0x41;
 const END = 0x0b;
-
-function readU32(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  for (let i = at, shift = 0; i < bytes.length && shift < 35; i++, shift += 7) {
-    value |= (bytes[i] & 0x7f) << shift;
-    if (bytes[i] < 0x80) return [value >>> 0, i + 1];
-  }
-  throw new Error('malformed WebAssembly binary: bad LEB128 number');
-}
-
-/** A signed LEB128 (an i32.const operand); addresses are read as unsigned 32-bit values. */
-function readS32(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 0;
-  for (let i = at; i < bytes.length && shift < 35; i++) {
-    const byte = bytes[i];
-    value |= (byte & 0x7f) << shift;
-    shift += 7;
-    if (byte < 0x80) {
-      if (shift < 32 && byte & 0x40) value |= ~0 << shift;
-      return [value >>> 0, i + 1];
-    }
-  }
-  throw new Error('malformed WebAssembly binary: bad LEB128 number');
-}
 
 /**
  * The byte ranges [start, end) the active segments of memory 0 write, sorted and merged; null when a segment

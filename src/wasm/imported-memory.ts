@@ -3,7 +3,9 @@
 // sections change: an imported memory takes index 0, the index the defined one had, so the data segments and
 // the memory export still point at it.
 
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { readFully } from '../read-fully.ts';
+import { HEADER_BYTES, readU32, SECTION_CODE, SECTION_DATA, SECTION_DATA_COUNT, SECTION_IMPORT, SECTION_MEMORY } from './binary.ts';
 
 /** The rewritten binary and the memory's initial size in 64 KiB pages. */
 export interface ImportedMemoryModule {
@@ -12,20 +14,7 @@ export interface ImportedMemoryModule {
   maximumPages: number | undefined;
 }
 
-const SECTION_IMPORT = 2;
-const SECTION_MEMORY = 5;
 const KIND_MEMORY = 0x02;
-const HEADER_BYTES = 8;
-
-function readU32(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 0;
-  for (let i = at; i < bytes.length && shift < 35; i++, shift += 7) {
-    value |= (bytes[i] & 0x7f) << shift;
-    if (bytes[i] < 0x80) return [value >>> 0, i + 1];
-  }
-  throw new Error('malformed WebAssembly binary: bad LEB128 number');
-}
 
 function u32(value: number): number[] {
   const out: number[] = [];
@@ -41,7 +30,7 @@ function u32(value: number): number[] {
 const name = (s: string): number[] => [...u32(s.length), ...new TextEncoder().encode(s)];
 
 /** Sections from here on (code, data, data count) are copied as they are; everything the rewrite touches precedes them. */
-const FIRST_UNTOUCHED = new Set([10, 11, 12]);
+const FIRST_UNTOUCHED = new Set([SECTION_CODE, SECTION_DATA, SECTION_DATA_COUNT]);
 
 /** The rewritten start of a binary, up to (not including) byte `end` of the original, where the rest follows unchanged. */
 interface RewrittenHead {
@@ -149,13 +138,5 @@ export async function readWithImportedMemory(path: string): Promise<ImportedMemo
     return { bytes, initialPages: r.initialPages, maximumPages: r.maximumPages };
   } finally {
     await file.close();
-  }
-}
-
-async function readFully(file: FileHandle, into: Uint8Array, position: number): Promise<void> {
-  for (let at = 0; at < into.length; ) {
-    const { bytesRead } = await file.read(into, at, into.length - at, position + at);
-    if (bytesRead === 0) throw new Error('the file ended early');
-    at += bytesRead;
   }
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { readFully } from '../../../read-fully.ts';
 
 export interface EspeakRawEvent {
   type: string;
@@ -72,12 +73,7 @@ export async function readEspeakDataAsync(): Promise<EspeakData> {
   try {
     const { size } = await file.stat();
     const shared = new SharedArrayBuffer(size);
-    const view = new Uint8Array(shared);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await file.read(view, at, size - at, at);
-      if (bytesRead === 0) throw new Error(`espeak-ng data ended at ${at} of ${size} bytes`);
-      at += bytesRead;
-    }
+    await readFully(file, new Uint8Array(shared), 0);
     return shared;
   } finally {
     await file.close();
