@@ -19,17 +19,26 @@ type Serialize = (...args: unknown[]) => string;
 export class SchemaCompilations {
   private readonly waiting = new Set<() => void>();
 
-  /** A function that compiles `build()` on its first call (or when compileWaiting reaches it). */
-  lazyValidator(build: () => Validate): Validate {
-    let compiled: Validate | undefined;
-    const compile = (): Validate => {
-      if (!compiled) {
+  /**
+   * Compiles `build()` on its first call, or when compileWaiting reaches it, and returns it from then on.
+   * Until then it waits in `waiting`.
+   */
+  private onDemand<T>(build: () => T): () => T {
+    let compiled: T | undefined;
+    const compile = (): T => {
+      if (compiled === undefined) {
         this.waiting.delete(compile);
         compiled = build();
       }
       return compiled;
     };
     this.waiting.add(compile);
+    return compile;
+  }
+
+  /** A validator that compiles on its first call (or when compileWaiting reaches it). */
+  lazyValidator(build: () => Validate): Validate {
+    const compile = this.onDemand(build);
     const validate: Validate = (...args) => {
       const fn = compile();
       const result = fn(...args);
@@ -41,15 +50,7 @@ export class SchemaCompilations {
   }
 
   lazySerializer(build: () => Serialize): Serialize {
-    let compiled: Serialize | undefined;
-    const compile = (): Serialize => {
-      if (!compiled) {
-        this.waiting.delete(compile);
-        compiled = build();
-      }
-      return compiled;
-    };
-    this.waiting.add(compile);
+    const compile = this.onDemand(build);
     return (...args) => compile()(...args);
   }
 
