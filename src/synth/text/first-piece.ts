@@ -35,33 +35,33 @@ function headOf(words: readonly string[]): { words: number; break: MappedSentenc
  * for all of them. Whole when it has only that much.
  */
 export function shortestHead(piece: MappedSentence): MappedSentence[] {
-  const words = [...piece.text.matchAll(/\S+/g)];
+  const words = wordsOf(piece);
   let n = 1;
   while (n < words.length && startsPhrase(words[n - 1][0]) && !CLAUSE_END.test(words[n - 1][0])) n++;
   if (n >= words.length) return [piece];
-  const last = words[n - 1];
-  const headEnd = (last.index ?? 0) + last[0].length;
-  const head = sliceMapped(piece.mapped, 0, headEnd);
-  const tail = sliceMapped(piece.mapped, words[n].index ?? headEnd);
-  return [
-    { text: head.text, mapped: head, break: CLAUSE_END.test(last[0]) ? 'clause' : 'none' },
-    { text: tail.text, mapped: tail, break: piece.break },
-  ];
+  return splitAfterWords(piece, words, n, CLAUSE_END.test(words[n - 1][0]) ? 'clause' : 'none');
 }
 
 /** Splits the first piece in two for a quick start; other pieces are returned as they are. */
 export function cutFirstPiece(pieces: readonly MappedSentence[]): MappedSentence[] {
   if (pieces.length === 0) return [];
   const [first, ...rest] = pieces;
-  const words = [...first.text.matchAll(/\S+/g)];
+  const words = wordsOf(first);
   const head = headOf(words.map((m) => m[0]));
   if (!head) return [...pieces];
-  const last = words[head.words - 1];
-  const headEnd = (last.index ?? 0) + last[0].length;
-  const tailStart = words[head.words].index ?? headEnd;
-  const piece = (start: number, end: number, brk: MappedSentence['break']): MappedSentence => {
-    const mapped = sliceMapped(first.mapped, start, end);
-    return { text: mapped.text, break: brk, mapped };
-  };
-  return [piece(0, headEnd, head.break), piece(tailStart, first.text.length, first.break), ...rest];
+  return [...splitAfterWords(first, words, head.words, head.break), ...rest];
+}
+
+const wordsOf = (sentence: MappedSentence): RegExpExecArray[] => [...sentence.text.matchAll(/\S+/g)];
+
+/** `sentence` split after its first `n` words (of `words`): the head ends with the last of them, the tail starts at the next. */
+function splitAfterWords(sentence: MappedSentence, words: RegExpExecArray[], n: number, headBreak: MappedSentence['break']): [MappedSentence, MappedSentence] {
+  const last = words[n - 1];
+  const headEnd = last.index + last[0].length;
+  const head = sliceMapped(sentence.mapped, 0, headEnd);
+  const tail = sliceMapped(sentence.mapped, words[n].index);
+  return [
+    { text: head.text, mapped: head, break: headBreak },
+    { text: tail.text, mapped: tail, break: sentence.break },
+  ];
 }
