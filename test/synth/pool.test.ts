@@ -56,16 +56,19 @@ test('a crashed worker fails its task and is replaced with a ready one', async (
 test('with one warm-up at a time, the pool serves from its first warm thread while the second warms', async () => {
   const pool = new SynthPool({ workers: 2, warmAtOnce: 1 });
   try {
+    let allReady = false;
+    const all = pool.ready().then(() => {
+      allReady = true;
+    });
     await pool.serving();
-    // The second thread's warm-up starts only now, and takes far longer than this.
-    const soon = new Promise<string>((resolve) => setTimeout(() => resolve('still warming'), 100));
-    assert.equal(await Promise.race([pool.ready().then(() => 'all ready'), soon]), 'still warming');
+    // The second thread's warm-up starts only when the first has reported ready.
+    assert.equal(allReady, false, 'still warming');
     const channel = new MessageChannel();
     channel.port1.on('message', () => undefined);
     const result = await pool.run(speakTask(1, channel.port2), [channel.port2]);
     channel.port1.close();
     assert.equal(result.type, 'spoken');
-    await pool.ready();
+    await all;
   } finally {
     await pool.close();
   }
