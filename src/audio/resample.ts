@@ -1,4 +1,7 @@
-import type { SpeexModule } from '@echogarden/speex-resampler-wasm';
+// Resampling between rates. The polyphase resampler (resamplers/polyphase.ts) serves every rate pair whose
+// filter table is small, which is every rate the engines and formats use; speex (resamplers/speex.ts) the rest.
+import { createPolyphaseResampler } from './resamplers/polyphase.ts';
+import { loadSpeex, SpeexResampler } from './resamplers/speex.ts';
 import { concatSamples } from './samples.ts';
 
 /** A streaming mono resampler: feed chunks in order, then flush once to get the tail. */
@@ -13,34 +16,6 @@ export interface Resampler {
   dispose(): void;
 }
 
-// Speex quality 5 (80-tap filter, passband to 92 % of the lower Nyquist) where the lower rate is below ~19 kHz,
-// so a 16 kHz voice keeps its fricatives up to 7.4 kHz. Above it, quality 3 (48 taps, 84 %) still passes
-// everything below 8 kHz, where these voices put almost all their energy: resampling espeak's 22 050 Hz to
-// 24 kHz (147:160, speex's costliest case) took a third of the engine's own time at 5 (issue 13), about a
-// third of that at 3.
-const QUALITY = 5;
-const LIGHT_QUALITY = 3;
-const LIGHT_PASSBAND = 0.84;
-const SPEECH_BAND_HZ = 8000;
-/** The speex quality used between two rates. */
-export const speexQuality = (inRate: number, outRate: number): number =>
-  (LIGHT_PASSBAND * Math.min(inRate, outRate)) / 2 >= SPEECH_BAND_HZ ? LIGHT_QUALITY : QUALITY;
-// Input is fed in blocks so the wasm buffers stay small whatever the caller's chunk size.
-const BLOCK = 8192;
-
-let modulePromise: Promise<SpeexModule> | undefined;
-
-/** Loads the wasm once per thread (module state is per worker, so each worker gets its own instance). */
-function loadSpeex(): Promise<SpeexModule> {
-  modulePromise ??= import('@echogarden/speex-resampler-wasm/simd')
-    .then((m) => m.default())
-    .catch(() => import('@echogarden/speex-resampler-wasm').then((m) => m.default()));
-  return modulePromise;
-}
-
-// A resampler dropped without flush()/dispose() (a crashed stream) would leak its wasm state forever.
-const leakGuard = new FinalizationRegistry<() => void>((free) => free());
-
 class IdentityResampler implements Resampler {
   constructor(readonly inRate: number, readonly outRate: number) {}
   process(x: Float32Array): Float32Array {
@@ -52,94 +27,13 @@ class IdentityResampler implements Resampler {
   dispose(): void {}
 }
 
-class SpeexResampler implements Resampler {
-  private state: number;
-  private readonly scratch: number; // [inLen u32][outLen u32][err i32] then the two sample buffers
-  private readonly inPtr: number;
-  private readonly outPtr: number;
-  private readonly outCapacity: number;
-  private totalIn = 0;
-  private totalOut = 0;
-  private readonly token = {};
-
-  constructor(private readonly m: SpeexModule, readonly inRate: number, readonly outRate: number) {
-    this.outCapacity = Math.ceil((BLOCK * outRate) / inRate) + 64;
-    this.scratch = m._malloc(16 + 4 * BLOCK + 4 * this.outCapacity);
-    this.inPtr = this.scratch + 16;
-    this.outPtr = this.inPtr + 4 * BLOCK;
-    this.state = m._speex_resampler_init(1, inRate, outRate, speexQuality(inRate, outRate), this.scratch + 8);
-    const err = m.HEAP32[(this.scratch + 8) >> 2];
-    if (this.state === 0 || err !== 0) {
-      m._free(this.scratch);
-      throw new Error(`speex resampler init failed (${inRate} -> ${outRate} Hz, error ${err})`);
-    }
-    // Without this the output starts with the filter's delay in zeros, which would shift every chunk.
-    m._speex_resampler_skip_zeros(this.state);
-    const state = this.state;
-    const scratch = this.scratch;
-    leakGuard.register(this, () => {
-      m._speex_resampler_destroy(state);
-      m._free(scratch);
-    }, this.token);
-  }
-
-  process(x: Float32Array): Float32Array {
-    if (this.state === 0) throw new Error('resampler already flushed or disposed');
-    this.totalIn += x.length;
-    const out = this.run(x);
-    this.totalOut += out.length;
-    return out;
-  }
-
-  flush(): Float32Array {
-    if (this.state === 0) return new Float32Array(0);
-    const latency = this.m._speex_resampler_get_input_latency(this.state);
-    const tail = this.run(new Float32Array(latency + 1));
-    const expected = Math.round((this.totalIn * this.outRate) / this.inRate);
-    const keep = Math.max(0, Math.min(tail.length, expected - this.totalOut));
-    this.totalOut += keep;
-    this.dispose();
-    return tail.subarray(0, keep).slice();
-  }
-
-  dispose(): void {
-    if (this.state === 0) return;
-    leakGuard.unregister(this.token);
-    this.m._speex_resampler_destroy(this.state);
-    this.m._free(this.scratch);
-    this.state = 0;
-  }
-
-  private run(x: Float32Array): Float32Array {
-    const m = this.m;
-    const parts: Float32Array[] = [];
-    for (let offset = 0; offset < x.length; ) {
-      const n = Math.min(BLOCK, x.length - offset);
-      // HEAP views are replaced when the wasm memory grows, so they are read fresh each time.
-      m.HEAPF32.set(x.subarray(offset, offset + n), this.inPtr >> 2);
-      m.HEAPU32[this.scratch >> 2] = n;
-      m.HEAPU32[(this.scratch + 4) >> 2] = this.outCapacity;
-      m._speex_resampler_process_float(this.state, 0, this.inPtr, this.scratch, this.outPtr, this.scratch + 4);
-      const consumed = m.HEAPU32[this.scratch >> 2];
-      const written = m.HEAPU32[(this.scratch + 4) >> 2];
-      if (written > 0) {
-        parts.push(m.HEAPF32.slice(this.outPtr >> 2, (this.outPtr >> 2) + written));
-      }
-      if (consumed === 0 && written === 0) throw new Error('speex resampler made no progress');
-      offset += consumed;
-    }
-    return concatSamples(parts);
-  }
-}
-
-
 /** Creates a resampler; equal rates give a pass-through that costs nothing. */
 export async function createResampler(inRate: number, outRate: number): Promise<Resampler> {
   for (const r of [inRate, outRate]) {
     if (!Number.isInteger(r) || r < 1000 || r > 384000) throw new RangeError(`unsupported sample rate ${r}`);
   }
   if (inRate === outRate) return new IdentityResampler(inRate, outRate);
-  return new SpeexResampler(await loadSpeex(), inRate, outRate);
+  return createPolyphaseResampler(inRate, outRate) ?? new SpeexResampler(await loadSpeex(), inRate, outRate);
 }
 
 /** Resamples a whole buffer in one go. */

@@ -3,6 +3,8 @@
 
 export interface WasmMemory {
   readonly buffer: ArrayBuffer;
+  /** Adds pages of 64 KiB; `buffer` is then a new ArrayBuffer. */
+  grow(pages: number): number;
 }
 
 export interface WasmInstance {
