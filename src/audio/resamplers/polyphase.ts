@@ -5,22 +5,18 @@
 //
 // The filter follows speex's own choices, so the two sound the same: a Kaiser-windowed sinc of 48 taps (80 dB)
 // where the speech band fits easily, 80 taps (100 dB) where the lower rate is close to it, and the same
-// cut-offs (resamplerFilter). The dot products run in WebAssembly with SIMD (polyphase-kernel.c): speex
+// cut-offs (resamplerFilter). The dot products run in WebAssembly with SIMD (simd/kernels.c): speex
 // resamples 22 050 to 24 000 Hz (147:160) by interpolating between table entries for every output sample,
 // four dot products each, and took about a quarter of espeak's own time (issue 13).
 import type { Resampler } from '../resample.ts';
 import { concatSamples } from '../samples.ts';
 import { lightFilterFits } from './filter-choice.ts';
-import { POLYPHASE_KERNEL_WASM } from './polyphase-kernel.ts';
-import { WebAssemblyApi, type WasmMemory } from '../../wasm/web-assembly.ts';
+import { simdKernels } from '../simd/kernels.ts';
 
 /** A filter with more than this many coefficients (L rows x taps) is left to speex. */
 const MAX_TABLE = 1 << 17;
 /** Input is fed to the kernel in blocks of at most this many samples, so its buffers stay small. */
 const BLOCK = 16384;
-/** Below this the kernel's stack lives (clang puts it at the start of the imported memory). */
-const HEAP_BASE = 2 * 65536;
-const FLOAT = 4;
 
 export interface FilterQuality {
   /** Taps of the filter at the lower rate. */
@@ -101,20 +97,6 @@ function filterFor(inRate: number, outRate: number): Filter | undefined {
   return filter;
 }
 
-type KernelFn = (x: number, h: number, y: number, count: number, n: number, p: number, phases: number, step: number, frac: number, taps: number) => void;
-
-/** The kernel and its memory: one per thread, shared by its resamplers (a thread runs one at a time). */
-let kernel: { run: KernelFn; memory: WasmMemory } | undefined;
-
-function loadKernel(): { run: KernelFn; memory: WasmMemory } {
-  if (kernel) return kernel;
-  const memory = new WebAssemblyApi.Memory({ initial: HEAP_BASE / 65536 + 4 });
-  const module = new WebAssemblyApi.Module(Buffer.from(POLYPHASE_KERNEL_WASM, 'base64'));
-  const instance = new WebAssemblyApi.Instance(module, { env: { memory } });
-  kernel = { run: instance.exports.polyphase as KernelFn, memory };
-  return kernel;
-}
-
 class PolyphaseResampler implements Resampler {
   /** Input not yet behind every output's window; starts with half a filter of silence before the first sample. */
   private pending: Float32Array;
@@ -160,22 +142,22 @@ class PolyphaseResampler implements Resampler {
     // Output k's window starts at floor((phase + k * step) / phases); the last one must end within the input.
     const last = inLength - taps;
     const count = last < 0 ? 0 : Math.floor(((last + 1) * phases - 1 - this.phase) / step) + 1;
-    const { run, memory } = loadKernel();
-    const hAt = HEAP_BASE;
-    const xAt = hAt + table.length * FLOAT;
-    const yAt = xAt + inLength * FLOAT;
-    const need = yAt + count * FLOAT;
-    if (need > memory.buffer.byteLength) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
-    const heap = new Float32Array(memory.buffer);
-    heap.set(table, hAt / FLOAT);
-    heap.set(this.pending, xAt / FLOAT);
-    heap.set(x, xAt / FLOAT + this.pending.length);
-    if (count > 0) run(xAt, hAt, yAt, count, 0, this.phase, phases, Math.floor(step / phases), step % phases, taps);
+    const simd = simdKernels();
+    // Scratch layout, in floats: the table, then the input, then the output.
+    const xAt = table.length;
+    const yAt = xAt + inLength;
+    const heap = simd.scratch(yAt + count);
+    heap.set(table);
+    heap.set(this.pending, xAt);
+    heap.set(x, xAt + this.pending.length);
+    if (count > 0) {
+      simd.polyphase(simd.address(xAt), simd.address(0), simd.address(yAt), count, 0, this.phase, phases, Math.floor(step / phases), step % phases, taps);
+    }
     const advanced = this.phase + count * step;
     const consumed = Math.floor(advanced / phases);
     this.phase = advanced % phases;
-    this.pending = heap.slice(xAt / FLOAT + consumed, xAt / FLOAT + inLength);
-    return heap.slice(yAt / FLOAT, yAt / FLOAT + count);
+    this.pending = heap.slice(xAt + consumed, xAt + inLength);
+    return heap.slice(yAt, yAt + count);
   }
 }
 
