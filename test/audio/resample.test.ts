@@ -13,6 +13,7 @@ const PAIRS: Array<[number, number]> = [
   [24000, 8000],
   [48000, 24000],
   [44100, 16000],
+  [8000, 48000],
 ];
 
 const IMPLEMENTATIONS: Record<string, (inRate: number, outRate: number) => Promise<Resampler>> = {
@@ -66,13 +67,16 @@ for (const [name, make] of Object.entries(IMPLEMENTATIONS)) {
       });
     }
 
-    test('streaming output equals one-shot output', async () => {
-      const x = sine(330, 0.8, 22050);
-      const whole = run(await make(22050, 24000), x, x.length);
-      const chunked = run(await make(22050, 24000), x, 100);
-      assert.equal(chunked.length, whole.length);
-      for (let i = 0; i < whole.length; i++) assert.ok(Math.abs(chunked[i] - whole[i]) < 1e-5);
-    });
+    for (const [inRate, outRate] of [[22050, 24000], [8000, 48000]] as const) {
+      // 0.8 s is more than one kernel call's worth of input either way: one-shot crosses blocks too.
+      test(`streaming output equals one-shot output (${inRate} -> ${outRate})`, async () => {
+        const x = sine(330, 0.8, inRate);
+        const whole = run(await make(inRate, outRate), x, x.length);
+        const chunked = run(await make(inRate, outRate), x, 100);
+        assert.equal(chunked.length, whole.length);
+        for (let i = 0; i < whole.length; i++) assert.ok(Math.abs(chunked[i] - whole[i]) < 1e-5);
+      });
+    }
 
     test('output shorter than the filter comes out whole at flush', async () => {
       const x = sine(440, 0.002, 22050);

@@ -10,13 +10,19 @@
 // four dot products each, and took about a quarter of espeak's own time (issue 13).
 import type { Resampler } from '../resample.ts';
 import { concatSamples } from '../samples.ts';
-import { lightFilterFits } from './filter-choice.ts';
 import { simdKernels } from '../simd/kernels.ts';
+import { lightFilterFits } from './filter-choice.ts';
+import { StreamResampler } from './stream-resampler.ts';
 
 /** A filter with more than this many coefficients (L rows x taps) is left to speex. */
 const MAX_TABLE = 1 << 17;
-/** Input is fed to the kernel in blocks of at most this many samples, so its buffers stay small. */
+/**
+ * The kernel takes at most this many input samples, and makes at most this many outputs, per call: its scratch
+ * memory (which a thread keeps) stays small whatever the caller's chunk size and the ratio of the rates.
+ */
 const BLOCK = 16384;
+/** Filters kept per thread: the rate pairs in use are few, but uploads can come at any rate. */
+const MAX_FILTERS = 8;
 
 export interface FilterQuality {
   /** Taps of the filter at the lower rate. */
@@ -64,7 +70,12 @@ const filters = new Map<string, Filter>();
 function filterFor(inRate: number, outRate: number): Filter | undefined {
   const key = `${inRate}:${outRate}`;
   const known = filters.get(key);
-  if (known) return known;
+  if (known) {
+    // Most recently used last: the first is the one to drop.
+    filters.delete(key);
+    filters.set(key, known);
+    return known;
+  }
   const g = gcd(inRate, outRate);
   const phases = outRate / g;
   const step = inRate / g;
@@ -93,41 +104,38 @@ function filterFor(inRate: number, outRate: number): Filter | undefined {
     for (let j = 0; j < taps; j++) table[p * taps + j] = row[j] / sum;
   }
   const filter = { phases, step, taps, table };
+  if (filters.size >= MAX_FILTERS) filters.delete(filters.keys().next().value as string);
   filters.set(key, filter);
   return filter;
 }
 
-class PolyphaseResampler implements Resampler {
+class PolyphaseResampler extends StreamResampler {
   /** Input not yet behind every output's window; starts with half a filter of silence before the first sample. */
   private pending: Float32Array;
   private phase = 0;
-  private totalIn = 0;
-  private totalOut = 0;
   private closed = false;
+  /** Input samples per kernel call: BLOCK, or fewer when up-sampling would make more than BLOCK outputs. */
+  private readonly block: number;
 
-  constructor(private readonly filter: Filter, readonly inRate: number, readonly outRate: number) {
+  constructor(private readonly filter: Filter, inRate: number, outRate: number) {
+    super(inRate, outRate);
     // Output 0 falls on input 0, with the filter centred there: no delay to skip.
     this.pending = new Float32Array(filter.taps / 2 - 1);
+    this.block = Math.max(1, Math.floor((BLOCK * Math.min(filter.phases, filter.step)) / filter.phases));
   }
 
-  process(x: Float32Array): Float32Array {
-    if (this.closed) throw new Error('resampler already flushed or disposed');
-    this.totalIn += x.length;
+  protected isClosed(): boolean {
+    return this.closed;
+  }
+
+  protected tailLength(): number {
+    return this.filter.taps / 2 + 1;
+  }
+
+  protected convert(x: Float32Array): Float32Array {
     const parts: Float32Array[] = [];
-    for (let at = 0; at < x.length; at += BLOCK) parts.push(this.run(x.subarray(at, Math.min(x.length, at + BLOCK))));
-    const y = concatSamples(parts);
-    this.totalOut += y.length;
-    return y;
-  }
-
-  flush(): Float32Array {
-    if (this.closed) return new Float32Array(0);
-    const tail = this.run(new Float32Array(this.filter.taps / 2 + 1));
-    const expected = Math.round((this.totalIn * this.outRate) / this.inRate);
-    const keep = Math.max(0, Math.min(tail.length, expected - this.totalOut));
-    this.totalOut += keep;
-    this.dispose();
-    return tail.slice(0, keep);
+    for (let at = 0; at < x.length; at += this.block) parts.push(this.run(x.subarray(at, at + this.block)));
+    return concatSamples(parts);
   }
 
   dispose(): void {

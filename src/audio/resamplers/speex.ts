@@ -1,9 +1,9 @@
 // Speex's resampler (WebAssembly): any pair of rates, for those the polyphase resampler's table cannot
 // serve (polyphase.ts).
 import type { SpeexModule } from '@echogarden/speex-resampler-wasm';
-import type { Resampler } from '../resample.ts';
 import { concatSamples } from '../samples.ts';
 import { lightFilterFits } from './filter-choice.ts';
+import { StreamResampler } from './stream-resampler.ts';
 
 /** The speex quality used between two rates (filter-choice.ts). */
 export const speexQuality = (inRate: number, outRate: number): number => (lightFilterFits(inRate, outRate) ? 3 : 5);
@@ -23,17 +23,16 @@ export function loadSpeex(): Promise<SpeexModule> {
 // A resampler dropped without flush()/dispose() (a crashed stream) would leak its wasm state forever.
 const leakGuard = new FinalizationRegistry<() => void>((free) => free());
 
-export class SpeexResampler implements Resampler {
+export class SpeexResampler extends StreamResampler {
   private state: number;
   private readonly scratch: number; // [inLen u32][outLen u32][err i32] then the two sample buffers
   private readonly inPtr: number;
   private readonly outPtr: number;
   private readonly outCapacity: number;
-  private totalIn = 0;
-  private totalOut = 0;
   private readonly token = {};
 
-  constructor(private readonly m: SpeexModule, readonly inRate: number, readonly outRate: number) {
+  constructor(private readonly m: SpeexModule, inRate: number, outRate: number) {
+    super(inRate, outRate);
     this.outCapacity = Math.ceil((BLOCK * outRate) / inRate) + 64;
     this.scratch = m._malloc(16 + 4 * BLOCK + 4 * this.outCapacity);
     this.inPtr = this.scratch + 16;
@@ -54,23 +53,12 @@ export class SpeexResampler implements Resampler {
     }, this.token);
   }
 
-  process(x: Float32Array): Float32Array {
-    if (this.state === 0) throw new Error('resampler already flushed or disposed');
-    this.totalIn += x.length;
-    const out = this.run(x);
-    this.totalOut += out.length;
-    return out;
+  protected isClosed(): boolean {
+    return this.state === 0;
   }
 
-  flush(): Float32Array {
-    if (this.state === 0) return new Float32Array(0);
-    const latency = this.m._speex_resampler_get_input_latency(this.state);
-    const tail = this.run(new Float32Array(latency + 1));
-    const expected = Math.round((this.totalIn * this.outRate) / this.inRate);
-    const keep = Math.max(0, Math.min(tail.length, expected - this.totalOut));
-    this.totalOut += keep;
-    this.dispose();
-    return tail.subarray(0, keep).slice();
+  protected tailLength(): number {
+    return this.m._speex_resampler_get_input_latency(this.state) + 1;
   }
 
   dispose(): void {
@@ -81,7 +69,7 @@ export class SpeexResampler implements Resampler {
     this.state = 0;
   }
 
-  private run(x: Float32Array): Float32Array {
+  protected convert(x: Float32Array): Float32Array {
     const m = this.m;
     const parts: Float32Array[] = [];
     for (let offset = 0; offset < x.length; ) {
