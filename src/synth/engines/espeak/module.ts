@@ -99,8 +99,7 @@ function asPreloadedPackage(shared: EspeakData): ArrayBuffer {
 export async function loadEspeakModule(): Promise<EspeakRawModule> {
   data ??= readEspeakData();
   const shared = data;
-  // A computed specifier: the package has no typings, the structural ones above stand in for them.
-  const specifier = PACKAGE;
-  const imported = (await import(specifier)) as { default: (options: object) => Promise<EspeakRawModule> };
+  // Imported through a constant, not a literal: the package has no typings, the structural ones above stand in.
+  const imported = (await import(PACKAGE)) as { default: (options: object) => Promise<EspeakRawModule> };
   return imported.default({ getPreloadedPackage: () => asPreloadedPackage(shared) });
 }
