@@ -9,7 +9,7 @@ import { createEncoder, OUTPUT_RATE } from '../src/audio/encoders/index.ts';
 import { renderSpeech } from '../src/synth/pipeline.ts';
 import { loadEngine } from '../src/synth/registry.ts';
 import { createSynthesizer } from '../src/synth/synthesizer.ts';
-import { createLevelStage } from '../src/synth/voice-loudness.ts';
+import { createLevelStage, voiceGain } from '../src/synth/voice-loudness.ts';
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 
 // bench/run.ts passes its own 25-word sentence here, so every table of the main bench speaks the same texts.
@@ -88,9 +88,11 @@ async function measureRtfs(voice: VoiceSpec): Promise<Rtfs> {
 }
 
 // The pipeline's stages one after another on the engine's own chunks, each timed alone with the project's
-// modules: where the pipeline's cost over the engine goes. (Shaping — trims, fades, gains — is not a stage here.)
+// modules: where the pipeline's cost over the engine goes. (Shaping — trims, fades, gains — is not a stage here;
+// the level stage gets the voice's gain applied first, as in the pipeline.)
 async function stageSplit(voice: VoiceSpec): Promise<void> {
   const engine = await loadEngine(voice.engine);
+  const gain = await voiceGain(engine, voice);
   const once = async (): Promise<number[]> => {
     let t = performance.now();
     const chunks: Float32Array[] = [];
@@ -104,9 +106,11 @@ async function stageSplit(voice: VoiceSpec): Promise<void> {
     const resampler = await createResampler(rate, OUTPUT_RATE);
     const resampled = [...chunks.map((c) => resampler.process(c)), resampler.flush()];
     const resampleMs = performance.now() - t;
+    // The voice's loudness gain comes before the level stage, as in the pipeline: a raised voice is limited more.
+    const gained = resampled.map((c) => c.map((v) => v * gain));
     t = performance.now();
     const level = createLevelStage(OUTPUT_RATE);
-    const levelled = [...resampled.map((c) => level.process(c)), level.flush()];
+    const levelled = [...gained.map((c) => level.process(c)), level.flush()];
     const levelMs = performance.now() - t;
     t = performance.now();
     const encoder = await createEncoder('mp3');
