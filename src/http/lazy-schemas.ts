@@ -68,22 +68,23 @@ export class SchemaCompilations {
 
   /** Fastify's schema controller option with these compilers. */
   controller(): SchemaControllerOptions {
-    const buildValidator = ajvCompiler();
-    const buildSerializer = serializerCompiler();
-    // Both are called with Fastify's route definition ({ schema, method, url, ... }), whatever their typings say.
-    const lazyValidators = (externalSchemas: unknown, options: unknown) => {
-      const compile = (buildValidator as unknown as (e: unknown, o: unknown) => (route: unknown) => Validate)(externalSchemas, options);
-      return (route: unknown) => this.lazyValidator(() => compile(route));
-    };
-    const lazySerializers = (externalSchemas: unknown, options: unknown) => {
-      const compile = (buildSerializer as unknown as (e: unknown, o: unknown) => (route: unknown) => Serialize)(externalSchemas, options);
-      return (route: unknown) => this.lazySerializer(() => compile(route));
-    };
     return {
       compilersFactory: {
-        buildValidator: lazyValidators as unknown as ValidatorFactory,
-        buildSerializer: lazySerializers as unknown as SerializerFactory,
+        buildValidator: deferring<Validate>(ajvCompiler(), (build) => this.lazyValidator(build)) as unknown as ValidatorFactory,
+        buildSerializer: deferring<Serialize>(serializerCompiler(), (build) => this.lazySerializer(build)) as unknown as SerializerFactory,
       },
     };
   }
+}
+
+/**
+ * Fastify's compiler factory (ajv's or fast-json-stringify's) with each route's compilation handed to `defer`
+ * instead of done at once. Fastify calls what it returns with the route definition ({ schema, method, url, ...
+ * }), whatever the factories' typings say.
+ */
+function deferring<F>(factory: unknown, defer: (build: () => F) => F) {
+  return (externalSchemas: unknown, options: unknown) => {
+    const compile = (factory as (e: unknown, o: unknown) => (route: unknown) => F)(externalSchemas, options);
+    return (route: unknown) => defer(() => compile(route));
+  };
 }
