@@ -81,6 +81,19 @@ describe('true-peak limiter', () => {
     assert.deepEqual(y, x);
   });
 
+  test('a stream shorter than the look-ahead comes out whole at flush, and several limiters run side by side', () => {
+    const a = createLimiter(rate, ceiling);
+    const b = createLimiter(rate, ceiling, 4);
+    const x = Float32Array.of(0.1, -0.2, 0.3, -0.4, 0.05);
+    assert.equal(a.process(x).length, 0);
+    assert.equal(b.process(x).length, 0);
+    assert.deepEqual(a.flush(), x);
+    // b raised 0.4 to 1.6, over the ceiling: every sample comes out, the loud one pulled under it.
+    const y = b.flush();
+    assert.equal(y.length, x.length);
+    assert.ok(peakOf(y) <= ceiling + 1e-6 && peakOf(y) > 0.5, `peak ${peakOf(y)}`);
+  });
+
   test('chunking does not change the output', () => {
     const x = sine(rate, 300, 1.6, 0.5);
     assert.deepEqual(limitAll(x, rate, ceiling, 1, 37), limitAll(x, rate, ceiling));

@@ -15,6 +15,10 @@ export interface SimdKernels {
   /** The address the kernels take for scratch float `i`. */
   address(i: number): number;
   polyphase(x: number, h: number, y: number, count: number, n: number, p: number, phases: number, step: number, frac: number, taps: number): void;
+  /** The true-peak limiter's loop over `len` inputs (x = 0: zeros, flushing); returns how many samples it wrote to y. */
+  /** Float samples to int16 (pcm.ts's floatToInt16), `count` of them from float address x to int16 address y. */
+  toInt16(x: number, y: number, count: number): void;
+  limit(state: number, coefficients: number, x: number, y: number, len: number, gain: number): number;
 }
 
 let loaded: SimdKernels | undefined;
@@ -32,6 +36,8 @@ export function simdKernels(): SimdKernels {
     },
     address: (i) => SCRATCH_BASE + i * FLOAT,
     polyphase: exports.polyphase as SimdKernels['polyphase'],
+    limit: exports.limit as SimdKernels['limit'],
+    toInt16: exports.to_int16 as SimdKernels['toInt16'],
   };
   return loaded;
 }
