@@ -224,6 +224,17 @@ test('pcm clips out-of-range samples instead of wrapping', async () => {
   assert.deepEqual([0, 2, 4, 6, 8].map((o) => b.readInt16LE(o)), [32767, -32768, 32767, -32767, 0]);
 });
 
+test('pcm rounds halves up, in the vector body and the scalar tail alike, and writes NaN as silence', async () => {
+  const enc = await createEncoder('pcm');
+  // 0.5 * 32767 = 16383.5: up to 16384, and -16383.5 up to -16383 (not to even). 11 samples: 8 in a SIMD block, 3 after.
+  const x = Float32Array.of(0.5, -0.5, NaN, 0.25, -0.25, -Infinity, 0.75, 0, 0.5, -0.5, NaN);
+  const b = Buffer.from(enc.write(x));
+  assert.deepEqual(
+    Array.from({ length: x.length }, (_, i) => b.readInt16LE(2 * i)),
+    [16384, -16383, 0, 8192, -8192, -32768, 24575, 0, 16384, -16383, 0],
+  );
+});
+
 test('an encoder with no input still ends with a parseable file', { skip: SKIP_NO_FFMPEG }, async () => {
   for (const format of CONTAINERS) {
     const enc = await createEncoder(format);

@@ -1,16 +1,20 @@
+import { simdKernels } from '../simd/kernels.ts';
 import type { StreamEncoder } from './types.ts';
 
 // Typed-array views below write native byte order; every platform Node ships for is little-endian.
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('audio encoders assume a little-endian host');
 
-/** Float [-1, 1] to 16-bit with clipping and rounding (not truncation, which adds a DC bias and distortion). */
+/**
+ * Float [-1, 1] to 16-bit with clipping and rounding (not truncation, which adds a DC bias and distortion):
+ * round(x * 32767), halves rounded up, clipped to [-32768, 32767]. It runs in WebAssembly
+ * (src/audio/simd/kernels.c): the JavaScript loop cost as much as the limiter.
+ */
 export function floatToInt16(x: Float32Array): Int16Array {
-  const out = new Int16Array(x.length);
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i] * 32767;
-    out[i] = v >= 32767 ? 32767 : v <= -32768 ? -32768 : Math.round(v);
-  }
-  return out;
+  const simd = simdKernels();
+  const floats = simd.scratch(x.length + Math.ceil(x.length / 2));
+  floats.set(x);
+  simd.toInt16(simd.address(0), simd.address(x.length), x.length);
+  return new Int16Array(floats.buffer, floats.byteOffset + 4 * x.length, x.length).slice();
 }
 
 export function int16Bytes(x: Float32Array): Uint8Array {
