@@ -7,7 +7,8 @@
 // (one pole) and smoothed by a moving average as long as the look-ahead. The average of minimums taken
 // over windows that all contain the peak is never above the gain the peak needs: the ceiling holds.
 
-import { simdKernels } from './simd/kernels.ts';
+import { concatSamples } from './samples.ts';
+import { KERNEL_BLOCK, simdKernels } from './simd/kernels.ts';
 
 const LOOKAHEAD_SECONDS = 0.005;
 const RELEASE_SECONDS = 0.08;
@@ -103,19 +104,25 @@ class PeakLimiter implements Limiter {
   /** Feeds `len` inputs (x times gain, or zeros) and returns the samples leaving the look-ahead. */
   private run(x: Float32Array | undefined, len: number, gain: number): Float32Array {
     const simd = simdKernels();
-    // Scratch layout, in bytes: the state, the coefficients, the input, then the output.
+    // Scratch layout, in bytes: the state, the coefficients, a block of input, then its output. The state stays
+    // there from block to block, and is copied back at the end.
     const coefficientsAt = this.state.length;
     const xAt = coefficientsAt + COEFFICIENTS.byteLength;
-    const yAt = xAt + 4 * len;
-    const floats = simd.scratch((yAt + 4 * len) / 4);
-    const bytes = new Uint8Array(floats.buffer, floats.byteOffset, yAt + 4 * len);
+    const yAt = xAt + 4 * KERNEL_BLOCK;
+    const floats = simd.scratch(yAt / 4 + KERNEL_BLOCK);
+    const bytes = new Uint8Array(floats.buffer, floats.byteOffset, yAt + 4 * KERNEL_BLOCK);
     bytes.set(this.state);
     bytes.set(new Uint8Array(COEFFICIENTS.buffer), coefficientsAt);
-    if (x) floats.set(x, xAt / 4);
     const at = simd.address(0);
-    const written = simd.limit(at, at + coefficientsAt, x ? at + xAt : 0, at + yAt, len, gain);
+    const parts: Float32Array[] = [];
+    for (let done = 0; done < len; done += KERNEL_BLOCK) {
+      const count = Math.min(KERNEL_BLOCK, len - done);
+      if (x) floats.set(x.subarray(done, done + count), xAt / 4);
+      const written = simd.limit(at, at + coefficientsAt, x ? at + xAt : 0, at + yAt, count, gain);
+      if (written > 0) parts.push(floats.slice(yAt / 4, yAt / 4 + written));
+    }
     this.state.set(bytes.subarray(0, this.state.length));
-    return floats.slice(yAt / 4, yAt / 4 + written);
+    return parts.length === 1 ? parts[0] : concatSamples(parts);
   }
 }
 

@@ -1,4 +1,4 @@
-import { simdKernels } from '../simd/kernels.ts';
+import { KERNEL_BLOCK, simdKernels } from '../simd/kernels.ts';
 import type { StreamEncoder } from './types.ts';
 
 // Typed-array views below write native byte order; every platform Node ships for is little-endian.
@@ -11,10 +11,16 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('audio
  */
 export function floatToInt16(x: Float32Array): Int16Array {
   const simd = simdKernels();
-  const floats = simd.scratch(x.length + Math.ceil(x.length / 2));
-  floats.set(x);
-  simd.toInt16(simd.address(0), simd.address(x.length), x.length);
-  return new Int16Array(floats.buffer, floats.byteOffset + 4 * x.length, x.length).slice();
+  const out = new Int16Array(x.length);
+  const floats = simd.scratch(KERNEL_BLOCK + KERNEL_BLOCK / 2);
+  const converted = new Int16Array(floats.buffer, floats.byteOffset + 4 * KERNEL_BLOCK, KERNEL_BLOCK);
+  for (let at = 0; at < x.length; at += KERNEL_BLOCK) {
+    const part = x.subarray(at, at + KERNEL_BLOCK);
+    floats.set(part);
+    simd.toInt16(simd.address(0), simd.address(KERNEL_BLOCK), part.length);
+    out.set(converted.subarray(0, part.length), at);
+  }
+  return out;
 }
 
 export function int16Bytes(x: Float32Array): Uint8Array {

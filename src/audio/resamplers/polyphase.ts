@@ -10,17 +10,12 @@
 // four dot products each, and took about a quarter of espeak's own time (issue 13).
 import type { Resampler } from '../resample.ts';
 import { concatSamples } from '../samples.ts';
-import { simdKernels } from '../simd/kernels.ts';
+import { KERNEL_BLOCK as BLOCK, simdKernels } from '../simd/kernels.ts';
 import { lightFilterFits } from './filter-choice.ts';
 import { StreamResampler } from './stream-resampler.ts';
 
 /** A filter with more than this many coefficients (L rows x taps) is left to speex. */
 const MAX_TABLE = 1 << 17;
-/**
- * The kernel takes at most this many input samples, and makes at most this many outputs, per call: its scratch
- * memory (which a thread keeps) stays small whatever the caller's chunk size and the ratio of the rates.
- */
-const BLOCK = 16384;
 /** Filters kept per thread: the rate pairs in use are few, but uploads can come at any rate. */
 const MAX_FILTERS = 8;
 
@@ -114,7 +109,7 @@ class PolyphaseResampler extends StreamResampler {
   private pending: Float32Array;
   private phase = 0;
   private closed = false;
-  /** Input samples per kernel call: BLOCK, or fewer when up-sampling would make more than BLOCK outputs. */
+  /** Input samples per kernel call: BLOCK, or fewer when up-sampling would make more than BLOCK outputs (its scratch stays small). */
   private readonly block: number;
 
   constructor(private readonly filter: Filter, inRate: number, outRate: number) {

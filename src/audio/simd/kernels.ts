@@ -8,6 +8,11 @@ const PAGE = 65536;
 /** Below this lives the kernels' stack (clang puts it at the start of the imported memory). */
 const SCRATCH_BASE = 2 * PAGE;
 const FLOAT = 4;
+/**
+ * The most samples a kernel call takes in or makes, whatever the caller's chunk size: the scratch memory, which a
+ * thread keeps for good, stays small (a few hundred KiB, the resampler's table included).
+ */
+export const KERNEL_BLOCK = 16384;
 
 export interface SimdKernels {
   /** A view of the scratch space as floats, at least `floats` long (the memory grows as needed). */
