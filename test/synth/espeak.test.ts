@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ESPEAK_VARIANT_TABLE, ESPEAK_VOICE_TABLE } from '../../src/synth/engines/espeak/inventory.ts';
-import { espeakWpm } from '../../src/synth/engines/espeak/engine.ts';
+import { createEngine, espeakWpm } from '../../src/synth/engines/espeak/engine.ts';
 import { findEspeakVoice } from '../../src/synth/engines/espeak/info.ts';
 import { ESPEAK_VARIANT_DIR, loadEspeakModule } from '../../src/synth/engines/espeak/module.ts';
 import { controlLines, parseVariant, renderVariant } from '../../src/synth/engines/espeak/variant.ts';
@@ -110,6 +110,28 @@ describe('espeak specifics', () => {
     });
     assert.ok(rms(rough.samples) > 0.01);
     await assert.rejects(render(engine, text, { engine: 'espeak', base: 'en-us', variant: 'nope' }), /unknown voice/);
+  });
+
+  test('voices selected once and kept while unchanged sound as if selected for every request', async () => {
+    // espeak's output depends on what the instance rendered before (its noise source runs on), so the engine
+    // is compared with a bare instance that renders the same sequence, selecting the voice every time.
+    const engine = await createEngine();
+    const m = await loadEspeakModule();
+    const bare = new m.eSpeakNGWorker();
+    const text = 'The committee will meet again next Tuesday.';
+    const sequence = ['en-us', 'en-us', 'de', 'en-us', 'en-us', 'de', 'de'];
+    for (const [i, base] of sequence.entries()) {
+      const speed = i === 4 ? 1.5 : 1;
+      const ours = await render(engine, text, { engine: 'espeak', base }, { speed });
+      assert.equal(bare.set_voice(findEspeakVoice(base)!.identifier), 0);
+      bare.set_rate(espeakWpm(speed));
+      const theirs: number[] = [];
+      bare.synthesize(text, (samples) => {
+        if (samples) for (const v of samples) theirs.push(v / 32768);
+        return false;
+      });
+      assert.deepEqual(Array.from(ours.samples), theirs, `request ${i + 1} (${base})`);
+    }
   });
 
   test('word events map to the text, in order', async () => {
