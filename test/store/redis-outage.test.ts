@@ -80,6 +80,9 @@ describe('Redis goes away and comes back', () => {
       const after = [];
       for (let i = 0; i < 4; i++) after.push((await (i % 2 ? a : b).hit('k4', 2, 60_000)).allowed);
       assert.deepEqual(after, [true, true, false, false], 'one shared limit again');
+      // Each node's subscription is back too: an event from one reaches the other.
+      await a.publish({ type: 'key-revoked', keyId: 'after' });
+      await until(() => seenB.some((e) => e.type === 'key-revoked' && e.keyId === 'after'), 'B hears A again');
       assert.equal(count(lines, /^warn/), 1, 'nothing more logged');
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -128,8 +128,10 @@ export class RedisLink {
   ) {
     this.channel = `${target.prefix}events`;
     this.client = new Redis(target.url, COMMAND_OPTIONS);
-    // The subscription must come back by itself after a reconnect, so this connection may queue.
-    this.subscriber = new Redis(target.url, { ...COMMAND_OPTIONS, commandTimeout: undefined, enableOfflineQueue: true, autoResubscribe: true });
+    // The subscription must come back after a reconnect, so this connection may queue. It is subscribed again here,
+    // not by ioredis's autoResubscribe: nothing awaits the SUBSCRIBE that one sends, so a close while it was in
+    // flight rejected it unhandled.
+    this.subscriber = new Redis(target.url, { ...COMMAND_OPTIONS, commandTimeout: undefined, enableOfflineQueue: true, autoResubscribe: false });
     // Connection errors surface as failed commands; without listeners ioredis would log them itself.
     this.client.on('error', () => {});
     this.subscriber.on('error', () => {});
@@ -140,8 +142,16 @@ export class RedisLink {
     });
     this.subscriber.on('ready', () => {
       if (!this.subscriptionLost) return;
-      this.subscriptionLost = false;
-      handlers.subscriptionRestored();
+      // Restored once the subscription is in place again: events published from then on are not missed.
+      this.subscriber.subscribe(this.channel).then(
+        () => {
+          if (!this.subscriptionLost) return;
+          this.subscriptionLost = false;
+          handlers.subscriptionRestored();
+        },
+        // Dropped again before the reply: the next 'ready' subscribes again.
+        () => undefined,
+      );
     });
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
     this.subscribed = this.subscriber.subscribe(this.channel).then(
