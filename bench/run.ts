@@ -31,7 +31,7 @@ import { VOICES } from './texts.ts';
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick
   ? { engineRuns: 3, runs: 3, mixed: 100, windowMs: 3_000, idleMs: 1_000, maxStreams: 8, rampBudgetMs: 20_000, streamsAtOnce: 16 }
-  : { engineRuns: 5, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000, streamsAtOnce: 64 };
+  : { engineRuns: 9, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000, streamsAtOnce: 64 };
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
