@@ -125,6 +125,8 @@ int limit(double *state, const double *coefficients, const float *x, float *y, i
       double between = inter_sample_peak(recent + r, mid_even_k, odd_k);
       peak = absd(v) > between ? absd(v) : between;
     }
+    // The sliding minimum of the gains the last `size` inputs need: indices whose gain is under every later
+    // one's, oldest first (a gain of 1 needs no entry); the minimum over the window is the front's.
     if (count > 0 && (double)min_index[head] <= n - size) {
       head = head + 1 == size ? 0 : head + 1;
       count--;
@@ -144,6 +146,7 @@ int limit(double *state, const double *coefficients, const float *x, float *y, i
     if (n <= window) continue;
     double min = count > 0 ? (double)min_gain[head] : 1.0;
     out++;
+    // Unity gain held for the whole average: the sample passes as it is (most of speech, skipped cheaply).
     if (min == 1.0 && unity > look) {
       y[k++] = delayed[slot_in];
       continue;
@@ -154,8 +157,11 @@ int limit(double *state, const double *coefficients, const float *x, float *y, i
       double released = held + (1 - held) * release;
       held = min < released ? min : released;
     }
+    // The release only nears 1 (and in floating point can stall a hair below it): within 1e-9 it is 1, a
+    // difference float samples cannot hold.
     if (held > 1 - 1e-9) held = 1;
     unity = held == 1.0 ? unity + 1 : 0;
+    // Nothing came before the first sample: the average starts from its gain, not from unity.
     if (out == 1) {
       for (int j = 0; j <= look; j++) smooth[j] = (float)held;
       smooth_sum = held * (look + 1);
@@ -163,6 +169,7 @@ int limit(double *state, const double *coefficients, const float *x, float *y, i
     smooth_sum += held - (double)smooth[slot_smooth];
     smooth[slot_smooth] = (float)held;
     slot_smooth = slot_smooth + 1 == look + 1 ? 0 : slot_smooth + 1;
+    // The average has only unity gains in it now; the sum restarts exact, free of rounding drift.
     if (unity > look) smooth_sum = look + 1;
     double average = smooth_sum / (look + 1);
     y[k++] = (float)((double)delayed[slot_in] * (average < 1 ? average : 1.0));
