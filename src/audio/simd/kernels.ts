@@ -21,9 +21,9 @@ export interface SimdKernels {
   address(i: number): number;
   polyphase(x: number, h: number, y: number, count: number, n: number, p: number, phases: number, step: number, frac: number, taps: number): void;
   /** The true-peak limiter's loop over `len` inputs (x = 0: zeros, flushing); returns how many samples it wrote to y. */
+  limit(state: number, coefficients: number, x: number, y: number, len: number, gain: number): number;
   /** Float samples to int16 (pcm.ts's floatToInt16), `count` of them from float address x to int16 address y. */
   toInt16(x: number, y: number, count: number): void;
-  limit(state: number, coefficients: number, x: number, y: number, len: number, gain: number): number;
 }
 
 let loaded: SimdKernels | undefined;
