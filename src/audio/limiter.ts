@@ -59,8 +59,9 @@ const enum At {
 }
 const RECENT = 2 * SPAN;
 const DOUBLE = 8;
-// MID and EVEN interleaved (their sums run side by side in one SIMD vector), then ODD.
-const COEFFICIENTS = Float64Array.from([...Array.from(MID, (m, j) => [m, EVEN[j]]).flat(), ...ODD]);
+// MID and EVEN interleaved (their sums run side by side in one SIMD vector), then ODD: as the bytes each call
+// copies next to the state.
+const COEFFICIENTS = new Uint8Array(Float64Array.from([...Array.from(MID, (m, j) => [m, EVEN[j]]).flat(), ...ODD]).buffer);
 
 /**
  * The per-sample loop runs in WebAssembly (src/audio/simd/kernels.c): in JavaScript it cost more than resampling
@@ -107,12 +108,12 @@ class PeakLimiter implements Limiter {
     // Scratch layout, in bytes: the state, the coefficients, a block of input, then its output. The state stays
     // there from block to block, and is copied back at the end.
     const coefficientsAt = this.state.length;
-    const xAt = coefficientsAt + COEFFICIENTS.byteLength;
+    const xAt = coefficientsAt + COEFFICIENTS.length;
     const yAt = xAt + 4 * KERNEL_BLOCK;
     const floats = simd.scratch(yAt / 4 + KERNEL_BLOCK);
     const bytes = new Uint8Array(floats.buffer, floats.byteOffset, yAt + 4 * KERNEL_BLOCK);
     bytes.set(this.state);
-    bytes.set(new Uint8Array(COEFFICIENTS.buffer), coefficientsAt);
+    bytes.set(COEFFICIENTS, coefficientsAt);
     const at = simd.address(0);
     const parts: Float32Array[] = [];
     for (let done = 0; done < len; done += KERNEL_BLOCK) {
