@@ -50,6 +50,7 @@ const EXTERNAL = [
   'pino',
   'pino-pretty',
   'ioredis',
+  'bullmq',
   'nodemailer',
   'tsx',
   'tsx/*',

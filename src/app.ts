@@ -56,6 +56,8 @@ import { LexiconService } from './lexicons/lexicon-service.ts';
 import { LexiconStore } from './lexicons/lexicon-store.ts';
 import { LEXICON_LIMITS } from './schemas/lexicons.ts';
 import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
+import { jobRoutes } from './http/routes/jobs.ts';
+import { startJobs } from './jobs/start.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -117,6 +119,18 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
   const lexicons = new LexiconService(new LexiconStore(db, store.dialect, LEXICON_LIMITS.lexiconsPerAccount));
+  const speech = new SpeechService({
+    synthesizer,
+    voices,
+    usage,
+    metrics,
+    lexicons,
+    maxTextChars: config.maxTextChars,
+    maxAudioSeconds: config.maxAudioSeconds,
+    scheduler,
+    cache,
+  });
+  const jobs = await startJobs({ config, app, store, speech, sharedState, metrics, workers, redisPrefix: options.redisPrefix });
   return {
     db,
     synthesizer,
@@ -138,17 +152,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     usage,
     metrics,
     lexicons,
-    speech: new SpeechService({
-      synthesizer,
-      voices,
-      usage,
-      metrics,
-      lexicons,
-      maxTextChars: config.maxTextChars,
-      maxAudioSeconds: config.maxAudioSeconds,
-      scheduler,
-      cache,
-    }),
+    speech,
+    jobs,
   };
 }
 
@@ -247,6 +252,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(elevenLabsRoutes);
   await app.register(elevenLabsVoiceRoutes);
   await app.register(usageRoutes);
+  await app.register(jobRoutes);
   await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });
   return app;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOUDNESS_TARGET_LUFS } from './synth/voice-loudness.ts';
+import { JOB_DEFAULTS } from './schemas/jobs.ts';
 
 /** Typed, validated, frozen configuration read once from the environment. */
 export interface Config {
@@ -58,6 +59,23 @@ export interface Config {
   wyomingApiKey: string | null;
   /** LOG_FORMAT: `pretty` lines for people, `json` lines for machines, `auto` = pretty only on a terminal. */
   logFormat: LogFormat;
+  /** Long-form jobs (books): their limits and how many pieces this node renders at once. */
+  jobs: JobsConfig;
+}
+
+export interface JobsConfig {
+  /** MAX_JOB_CHARS: spoken characters one job may hold. */
+  maxChars: number;
+  /** MAX_JOBS_PER_USER: jobs one account may have queued or running; the next is refused with 429. */
+  maxPerUser: number;
+  /** JOB_RETENTION_DAYS: a finished job (and its audio) is deleted this long after it finished. */
+  retentionDays: number;
+  /** MAX_JOB_UPLOAD_MB: the largest upload, and the most an EPUB may unpack to. */
+  maxUploadBytes: number;
+  /** JOB_CONCURRENCY: pieces this node renders at once; null = from the worker count. */
+  concurrency: number | null;
+  /** JOB_LOCK_SECONDS: with several nodes, how soon the pieces a dead node was rendering are taken over. */
+  lockMs: number;
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -122,6 +140,18 @@ function logFormat(env: Env): LogFormat {
   return format;
 }
 
+function jobsConfig(env: Env): JobsConfig {
+  const concurrency = env.JOB_CONCURRENCY?.trim();
+  return {
+    maxChars: int(env, 'MAX_JOB_CHARS', JOB_DEFAULTS.maxJobChars, 1, 100_000_000),
+    maxPerUser: int(env, 'MAX_JOBS_PER_USER', JOB_DEFAULTS.maxJobsPerUser, 1, 1_000_000),
+    retentionDays: int(env, 'JOB_RETENTION_DAYS', JOB_DEFAULTS.retentionDays, 1, 3650),
+    maxUploadBytes: int(env, 'MAX_JOB_UPLOAD_MB', JOB_DEFAULTS.maxUploadMb, 1, 4096) * 1024 * 1024,
+    concurrency: concurrency ? int(env, 'JOB_CONCURRENCY', 1, 1, 1024) : null,
+    lockMs: int(env, 'JOB_LOCK_SECONDS', 30, 2, 3600) * 1000,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
@@ -170,6 +200,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     // The protocol has no authentication: loopback unless the operator opens it on purpose.
     wyomingHost: env.WYOMING_HOST?.trim() || '127.0.0.1',
     wyomingApiKey: env.WYOMING_API_KEY?.trim() || null,
+    jobs: jobsConfig(env),
   };
   if (config.wyomingPort !== null && config.wyomingApiKey === null) {
     throw new ConfigError('WYOMING_PORT needs WYOMING_API_KEY: the full API key whose owner is billed for Wyoming use');

@@ -10,6 +10,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
 import type { SpeechService } from './speech/speech-service.ts';
 import type { WyomingServer } from './wyoming/server.ts';
+import type { JobService } from './jobs/job-service.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
@@ -48,6 +49,8 @@ export interface Services {
   lexicons: LexiconService;
   /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
   speech: SpeechService;
+  /** Long-form jobs (books): accepted, rendered on every node through the job queue, served with their chapters. */
+  jobs: JobService;
   /** The Wyoming TTS server, when WYOMING_PORT is set (started once the app is ready). */
   wyoming?: WyomingServer;
 }

@@ -5,7 +5,7 @@ import type { PoolStats } from '../synth/pool.ts';
 import type { SpeechChunk } from '../synth/synthesizer.ts';
 
 /** Where a synthesis was asked for: the label that tells the three front doors apart. */
-export type SpeechEndpoint = 'speak' | 'stream' | 'openai' | 'elevenlabs' | 'preview' | 'timestamps' | 'wyoming';
+export type SpeechEndpoint = 'speak' | 'stream' | 'openai' | 'elevenlabs' | 'preview' | 'timestamps' | 'wyoming' | 'jobs';
 
 export interface SpeechLabels {
   endpoint: SpeechEndpoint;
@@ -35,6 +35,7 @@ export class Metrics {
   private readonly synthesisSeconds: Histogram<'endpoint' | 'engine'>;
   private readonly firstAudio: Histogram<'endpoint' | 'engine'>;
   private readonly refusals: Counter<'policy'>;
+  private readonly jobPieces: Counter<'outcome'>;
   private poolSource: (() => PoolStats) | null = null;
   private streamSource: (() => number) | null = null;
   private schedulerSource: (() => SchedulerStats) | null = null;
@@ -80,6 +81,12 @@ export class Metrics {
       help: 'Seconds from asking for a synthesis to its first audio chunk (queueing included), by endpoint and engine',
       labelNames: ['endpoint', 'engine'],
       buckets: FIRST_AUDIO_BUCKETS,
+      registers,
+    });
+    this.jobPieces = new Counter({
+      name: 'voxsmith_job_pieces_total',
+      help: 'Pieces of long-form jobs this node rendered: stored, duplicate (another node had stored it first) or failed',
+      labelNames: ['outcome'],
       registers,
     });
     this.refusals = new Counter({
@@ -225,6 +232,10 @@ export class Metrics {
   observeSynthesis(endpoint: SpeechEndpoint, engine: string, characters: number, seconds: number): void {
     this.characters.inc({ endpoint, engine }, characters);
     this.synthesisSeconds.observe({ endpoint, engine }, seconds);
+  }
+
+  observeJobPiece(outcome: 'stored' | 'duplicate' | 'failed'): void {
+    this.jobPieces.inc({ outcome });
   }
 
   rateLimited(policy: string): void {

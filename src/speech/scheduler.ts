@@ -20,8 +20,16 @@ export interface SchedulerOptions {
 /** Frees the slot a granted synthesis held; calling it again does nothing. */
 export type ReleaseSlot = () => void;
 
+/**
+ * Interactive syntheses (a request someone waits for) go before background ones (pieces of long-form jobs), which
+ * get only the slots no interactive request is waiting for. Background work bounds its own concurrency, so it
+ * is not counted against the per-key limit.
+ */
+export type Priority = 'interactive' | 'background';
+
 interface Waiter {
   key: string;
+  background: boolean;
   /** Arrival order: among keys that run as many syntheses, the one waiting longest goes first. */
   seq: number;
   grant: (release: ReleaseSlot) => void;
@@ -80,8 +88,9 @@ export class FairScheduler {
    * already has its share admitted, and the signal's reason when the caller leaves while waiting. `onQueued`
    * hears the request's place in line (1 = next) when it has to wait and whenever that place changes.
    */
-  async acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
+  async acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void, priority: Priority = 'interactive'): Promise<ReleaseSlot> {
     signal.throwIfAborted();
+    if (priority === 'background') return this.admit(key, signal, onQueued, true);
     if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey) throw this.limited();
     if (!this.options.shared) return this.admit(key, signal, onQueued);
     const lease = await this.options.shared.lease(`concurrency:${key}`, this.options.maxPerKey, LEASE_TTL_MS);
@@ -119,11 +128,11 @@ export class FairScheduler {
   }
 
   /** Counts the request as the key's and grants it a slot now or when its turn comes. */
-  private admit(key: string, signal: AbortSignal, onQueued?: (position: number) => void): Promise<ReleaseSlot> {
+  private admit(key: string, signal: AbortSignal, onQueued?: (position: number) => void, background = false): Promise<ReleaseSlot> {
     this.admitted.set(key, (this.admitted.get(key) ?? 0) + 1);
     if (this.running < this.options.slots && this.waiting.length === 0) return Promise.resolve(this.start(key));
     return new Promise<ReleaseSlot>((resolve, reject) => {
-      const waiter: Waiter = { key, seq: this.seq++, grant: resolve, onQueued, told: 0 };
+      const waiter: Waiter = { key, background, seq: this.seq++, grant: resolve, onQueued, told: 0 };
       const leave = (): void => {
         const i = this.waiting.indexOf(waiter);
         if (i < 0) return;
@@ -187,8 +196,11 @@ export class FairScheduler {
     const out: Waiter[] = [];
     while (out.length < limit && queues.size > 0) {
       let best: { key: string; head: Waiter; rank: [number, number, number] } | undefined;
+      // Background work waits while any interactive request does.
+      const interactive = [...queues.values()].some((q) => !(q[0] as Waiter).background);
       for (const [key, q] of queues) {
         const head = q[0] as Waiter;
+        if (interactive && head.background) continue;
         const r = rank(key, head);
         if (!best || r[0] < best.rank[0] || (r[0] === best.rank[0] && (r[1] < best.rank[1] || (r[1] === best.rank[1] && r[2] < best.rank[2])))) {
           best = { key, head, rank: r };

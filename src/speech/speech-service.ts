@@ -56,6 +56,16 @@ export interface SpeechInput {
   textType?: TextType;
 }
 
+/** A long-form job's piece, rendered and not yet billed. */
+export interface RenderedPiece {
+  /** 16-bit little-endian PCM, mono, 24 000 Hz. */
+  pcm: Uint8Array;
+  samples: number;
+  characters: number;
+  /** Records the piece's usage; the caller calls it once, after storing the piece. */
+  bill(): Promise<void>;
+}
+
 /** A synthesis under way: its first chunk has been rendered, so the early failures have already been thrown. */
 export interface Speech {
   /** The voice actually used ("default" resolved). */
@@ -137,7 +147,42 @@ export class SpeechService {
    * synthesis is cancelled when `signal` aborts. Waits its turn in the fair queue when every slot is busy.
    */
   speak(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal): Promise<Speech> {
-    return this.deliver(caller, input, signal, true);
+    return this.deliver(caller, input, signal, { billed: true });
+  }
+
+  /**
+   * Checks what a long-form job will speak with before it is accepted: the voice (built-in or the caller's own),
+   * the speed, the format and the lexicons, as a request would be checked. Returns the voice id to render with.
+   */
+  async prepareJob(caller: SpeechCaller, input: { voiceId?: string; speed?: number; format: EncodeFormat; lexicons?: string[] }): Promise<{ voiceId: string; speed: number }> {
+    const speed = this.checkRequest({ text: '.', format: input.format, door: 'jobs', speed: input.speed });
+    const voice = await this.resolveVoice(caller, input);
+    await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
+    return { voiceId: voice.id, speed };
+  }
+
+  /**
+   * One piece of a long-form job, rendered whole as 16-bit PCM at 24 kHz: at background priority (after every
+   * interactive request waiting for a slot, and off the worker thread kept for them) and never from or into the
+   * cache. Its usage is recorded by `bill`, which the job runner calls once the piece is stored, so a piece
+   * rendered again after a crash is billed once.
+   */
+  async renderPiece(caller: SpeechCaller, input: Omit<SpeechInput, 'format' | 'door'>, signal: AbortSignal): Promise<RenderedPiece> {
+    const speech = await this.deliver(caller, { ...input, format: 'pcm', door: 'jobs' }, signal, { billed: false, background: true });
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    for await (const chunk of speech.chunks) {
+      parts.push(chunk.bytes);
+      bytes += chunk.bytes.length;
+    }
+    const pcm = new Uint8Array(bytes);
+    let at = 0;
+    for (const p of parts) {
+      pcm.set(p, at);
+      at += p.length;
+    }
+    const { usage } = this.deps;
+    return { pcm, samples: bytes >> 1, characters: speech.characters, bill: () => usage.record(caller.userId, caller.keyId, speech.characters) };
   }
 
   /**
@@ -149,10 +194,12 @@ export class SpeechService {
     const caller = { userId, keyId: null };
     const voice = await this.resolveVoice(caller, { voiceId });
     const text = previewText({ language: language ?? voice.language });
-    return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, false);
+    return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, { billed: false });
   }
 
-  private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, billed: boolean): Promise<Speech> {
+  private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, how: { billed: boolean; background?: boolean }): Promise<Speech> {
+    const { billed } = how;
+    const background = how.background === true;
     const { synthesizer, usage, metrics, maxAudioSeconds, scheduler, cache } = this.deps;
     const startedAt = performance.now();
     const { text, format } = input;
@@ -183,20 +230,22 @@ export class SpeechService {
       ...(voices.length > 0 ? { voices } : {}),
     };
     const labels = { endpoint: input.door, engine: voice.engine, characters, startedAt };
-    const cacheKey = cache ? SpeechCache.keyOf(request, voice) : null;
+    const cacheKey = cache && !background ? SpeechCache.keyOf(request, voice) : null;
     const cached = cache && cacheKey ? cache.get(cacheKey) : undefined;
     // A cached answer needs no worker, so it takes no slot and does not count against the key's concurrency.
     let releaseSlot: ReleaseSlot = () => undefined;
     if (!cached) {
       try {
-        releaseSlot = await scheduler.acquire(schedulingKey(caller), signal, input.onQueued);
+        releaseSlot = background
+          ? await scheduler.acquire(`background:${schedulingKey(caller)}`, signal, undefined, 'background')
+          : await scheduler.acquire(schedulingKey(caller), signal, input.onQueued);
       } catch (err) {
         if (err instanceof AppError && err.code === 'concurrency_limited') metrics.rateLimited('concurrency');
         throw err;
       }
     }
     const recorder = cache && cacheKey && !cached ? cache.recorder(cacheKey) : null;
-    const source = cached ? replay(cached) : synthesizer.speak(request, signal);
+    const source = cached ? replay(cached) : synthesizer.speak(request, signal, { background });
     const iterator = metrics.meterSpeech(source, labels)[Symbol.asyncIterator]();
     let first: IteratorResult<SpeechChunk>;
     try {

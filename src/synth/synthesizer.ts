@@ -24,7 +24,7 @@ export interface Synthesizer {
    * (unknown voice, engine error, a worker crash) are thrown from the iterator. Flow control is
    * internal: the worker stays at most ~2 s of audio ahead of what the consumer has taken.
    */
-  speak(req: SpeechRequest, signal?: AbortSignal): AsyncIterable<SpeechChunk>;
+  speak(req: SpeechRequest, signal?: AbortSignal, options?: SpeakOptions): AsyncIterable<SpeechChunk>;
   /** The normalized text and each word's phonemes, worked out in a worker (espeak and flite run synchronously). */
   phonemize(req: PhonemizeRequest): Promise<Phonemized>;
   /** Resolves once every worker has loaded (and warmed up) its engines. */
@@ -33,6 +33,14 @@ export interface Synthesizer {
   serving(): Promise<void>;
   stats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface SpeakOptions {
+  /**
+   * Background work (a piece of a long-form job): placed as a long reading, so it keeps off the thread left
+   * for requests someone is waiting for.
+   */
+  background?: boolean;
 }
 
 /** The pool's options (threads, and what each thread is started with), and the streaming limits. */
@@ -78,7 +86,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
   const pool = new SynthPool({ ...poolOptions, flite: poolOptions.flite ?? compileFlite(), espeakData: poolOptions.espeakData ?? readEspeakData() });
   let nextId = 1;
 
-  async function* speak(req: SpeechRequest, signal?: AbortSignal): AsyncGenerator<SpeechChunk> {
+  async function* speak(req: SpeechRequest, signal?: AbortSignal, options: SpeakOptions = {}): AsyncGenerator<SpeechChunk> {
     validate(req);
     signal?.throwIfAborted();
     const id = nextId++;
@@ -99,7 +107,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     // Every field travels (contract 1: script, voices, lexicon, pauseBefore, sampleRate ... all change the audio).
     const request: SpeechRequest = { ...req };
     // The text's length with any markup in it: close enough to the speech's for choosing a thread.
-    const long = isLongReading(req.text.length);
+    const long = options.background === true || isLongReading(req.text.length);
     const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2], long);
     task.catch((err: unknown) => {
       crash = err instanceof Error ? err : new Error(String(err));

@@ -74,6 +74,7 @@ const TAGS = [
   { name: 'API keys', description: 'Keys for programmatic access; the full key is shown once' },
   { name: 'Voices', description: 'The voice library: built-in voices plus your own' },
   { name: 'Speech', description: 'Text to speech over HTTP' },
+  { name: 'Jobs', description: 'Long-form speech: books and long documents as chaptered audiobooks, rendered on every node' },
   { name: 'Streaming', description: 'Text to speech over WebSocket, float32 PCM at 24 kHz' },
   { name: 'Forge', description: 'New voices: cloning from a sample, breeding two voices' },
   { name: 'OpenAI compatible', description: 'Drop-in replacement for OpenAI’s speech endpoint' },
@@ -91,6 +92,7 @@ function tagFor(url: string): string {
   if (url.startsWith('/api/lexicons') || url === '/v1/phonemize') return 'Lexicons';
   if (url.startsWith('/v1/forge')) return 'Forge';
   if (url.startsWith('/v1/ws')) return 'Streaming';
+  if (url.startsWith('/v1/jobs')) return 'Jobs';
   if (url.startsWith('/v1/audio')) return 'OpenAI compatible';
   if (url.startsWith('/v1/')) return 'Speech';
   if (url.startsWith('/api/')) return 'Account';

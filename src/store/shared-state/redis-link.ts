@@ -98,6 +98,7 @@ function isSharedEvent(value: unknown): value is SharedEvent {
   const v = value as Record<string, unknown>;
   if (v.type === 'key-revoked') return typeof v.keyId === 'string';
   if (v.type === 'session-ended') return typeof v.idHash === 'string';
+  if (v.type === 'job-changed') return typeof v.jobId === 'string';
   return v.type === 'resync';
 }
 

@@ -25,6 +25,8 @@ export interface Lease {
 export type SharedEvent =
   | { type: 'key-revoked'; keyId: string }
   | { type: 'session-ended'; idHash: string }
+  /** A long-form job progressed, finished or was deleted: whoever watches it reads it again. */
+  | { type: 'job-changed'; jobId: string }
   | { type: 'resync' };
 
 /**

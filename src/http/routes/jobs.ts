@@ -1,0 +1,282 @@
+import { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors.ts';
+import {
+  ChapterIndex,
+  ChapterParams,
+  Job,
+  JobCreateBody,
+  JobDeleted,
+  JobList,
+  JobParams,
+  JobUpload,
+  JOB_UPLOAD_EXTENSIONS,
+  type JobSource,
+  type JobUploadFields,
+} from '../../schemas/jobs.ts';
+import type { JobAudio } from '../../jobs/job-service.ts';
+import { requireAuth } from '../plugins/auth.ts';
+import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+
+/**
+ * Jobs are synthesis: every job route is authorized as the speech routes are (a key, or a same-origin session),
+ * which is where the `speech` scope is required of a key.
+ */
+const jobRoute = speechRouteOptions;
+
+const MULTIPART_FIELDS = 10;
+/** The longest text field of the form (lexicon names, comma-separated). */
+const FIELD_BYTES = 8 * 1024;
+
+/** Upload file names travel beside the body, which the schema checks as the form's fields only. */
+const uploadNames = new WeakMap<FastifyRequest, string>();
+
+function multipartError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) return error;
+  const detail = error instanceof Error && error.message ? `: ${error.message.replace(/^Multipart: /, '')}` : '';
+  return new AppError('invalid_multipart', `The multipart body is malformed${detail}`);
+}
+
+/** Reads a multipart upload into `request.body` (the file as bytes, the fields as strings) before validation. */
+async function readUpload(request: FastifyRequest): Promise<void> {
+  if (!request.isMultipart()) return;
+  const body: Record<string, string | Uint8Array> = {};
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
+        const bytes = await part.toBuffer();
+        if (part.fieldname === 'file') {
+          body.file = bytes;
+          uploadNames.set(request, part.filename ?? '');
+        }
+      } else {
+        if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
+        if (typeof part.value === 'string' && part.fieldname !== 'file') body[part.fieldname] = part.value;
+      }
+    }
+  } catch (error) {
+    throw multipartError(error);
+  }
+  request.body = body;
+}
+
+/** The kind of an uploaded document: `text_type` when given, else its file extension. */
+function uploadSource(fields: JobUploadFields, fileName: string): JobSource {
+  if (fields.text_type) return fields.text_type;
+  const ext = /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
+  const source = Object.hasOwn(JOB_UPLOAD_EXTENSIONS, ext) ? JOB_UPLOAD_EXTENSIONS[ext] : undefined;
+  if (!source) {
+    throw new AppError('unsupported_media_type', `Cannot tell what "${fileName.slice(0, 100)}" is: upload a .txt, .md, .html, .ssml or .epub file, or set text_type`);
+  }
+  return source;
+}
+
+/** The one byte range of a Range header, inclusive; null = the whole file; 'bad' = not satisfiable. */
+function byteRange(header: string | undefined, length: number): { start: number; end: number } | null | 'bad' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // Several ranges, or another unit: the whole file, as RFC 9110 allows.
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || length === 0) return 'bad';
+    return { start: Math.max(0, length - suffix), end: length - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? length - 1 : Math.min(Number(m[2]), length - 1);
+  if (start >= length || end < start) return 'bad';
+  return { start, end };
+}
+
+async function sendJobAudio(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, id: string, audio: JobAudio): Promise<FastifyReply> {
+  const etag = `"${audio.segments.map((s) => s.attempt).join('.').slice(0, 64)}-${audio.length}"`;
+  const ifRange = request.headers['if-range'];
+  const range = ifRange !== undefined && ifRange !== etag ? null : byteRange(request.headers.range, audio.length);
+  reply
+    .type(audio.contentType)
+    .header('Accept-Ranges', 'bytes')
+    .header('ETag', etag)
+    .header('Cache-Control', 'private, no-cache')
+    .header('Content-Disposition', `inline; filename="${audio.fileName.replace(/"/g, '')}"`);
+  if (range === 'bad') {
+    reply.header('Content-Range', `bytes */${audio.length}`);
+    throw new AppError('range_not_satisfiable', `The range is outside the file (${audio.length} bytes)`);
+  }
+  const { start, end } = range ?? { start: 0, end: audio.length - 1 };
+  if (range) reply.status(206).header('Content-Range', `bytes ${start}-${end}/${audio.length}`);
+  reply.header('Content-Length', String(end - start + 1));
+  if (request.method === 'HEAD' || audio.length === 0) return reply.send();
+  return reply.send(Readable.from(app.services.jobs.read(id, audio, start, end), { objectMode: false }));
+}
+
+function userOf(request: FastifyRequest): string {
+  return speechCaller(request.principal).userId;
+}
+
+const audioResponses = {
+  200: { description: 'The audio (Range requests answer 206 with Content-Range)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+  206: { description: 'The requested bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+};
+
+/**
+ * /v1/jobs: long-form synthesis. A document (JSON text, or an upload) becomes a job that every node of a cluster
+ * renders piece by piece; its progress streams as Server-Sent Events and its audio (the whole book, or each
+ * chapter as soon as it is done) is served with Range support.
+ */
+export async function jobRoutes(app: FastifyInstance): Promise<void> {
+  const { maxUploadBytes, maxChars } = app.config.jobs;
+  await app.register(multipart, {
+    limits: { fileSize: maxUploadBytes, files: 1, fields: MULTIPART_FIELDS, fieldSize: FIELD_BYTES, fieldNameSize: 100, parts: MULTIPART_FIELDS + 2, headerPairs: 50 },
+  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const jobs = app.services.jobs;
+  // A JSON text of MAX_JOB_CHARS characters, with room for markup and escapes.
+  const jsonLimit = Math.min(maxUploadBytes, maxChars * 6 + 64 * 1024);
+
+  r.post(
+    '/v1/jobs',
+    {
+      ...jobRoute,
+      // Who is asking is settled before a byte of an upload is read.
+      preValidation: [requireAuth, readUpload],
+      bodyLimit: Math.max(jsonLimit, maxUploadBytes + 64 * 1024),
+      schema: {
+        summary: 'Create a job (a book or long document)',
+        description:
+          'JSON `{text, text_type}` (plain text, Markdown, HTML or SSML) or multipart with the document in `file` (.txt, .md, .html, .ssml, .epub) and the ' +
+          'same fields. Chapters come from the EPUB’s table of contents, headings, or lines such as "Chapter 12". Answers 202 with the job; ' +
+          'everything that can be refused (size, MAX_JOBS_PER_USER, a bad EPUB, the voice) is refused before any synthesis.',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: { content: { 'application/json': { schema: JobCreateBody }, 'multipart/form-data': { schema: JobUpload } } },
+        response: { 202: Job },
+      },
+    },
+    async (request, reply) => {
+      if (request.body === undefined || request.body === null) throw new AppError('validation', 'Send the document as JSON {text} or as a multipart upload in the field file');
+      const caller = speechCaller(request.principal);
+      let job;
+      if (request.isMultipart()) {
+        const body = request.body as JobUpload;
+        const fileName = uploadNames.get(request) ?? '';
+        if (body.file.length === 0) throw new AppError('invalid_document', 'The file is empty');
+        job = await jobs.create(caller, {
+          source: uploadSource(body, fileName),
+          bytes: body.file,
+          fileName,
+          voiceId: body.voice_id,
+          speed: body.speed === undefined ? undefined : Number(body.speed),
+          format: body.format,
+          lexicons: body.lexicons?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+          title: body.title,
+          author: body.author,
+        });
+      } else {
+        const body = request.body as JobCreateBody;
+        job = await jobs.create(caller, {
+          source: body.text_type ?? 'text',
+          text: body.text,
+          voiceId: body.voice_id,
+          speed: body.speed,
+          format: body.format,
+          lexicons: body.lexicons,
+          title: body.title,
+          author: body.author,
+        });
+      }
+      return reply.status(202).header('Location', `/v1/jobs/${job.id}`).send(job);
+    },
+  );
+
+  r.get(
+    '/v1/jobs',
+    { ...jobRoute, schema: { summary: 'List your jobs', description: 'Newest first (the last 100).', response: { 200: JobList } } },
+    async (request) => ({ jobs: await jobs.list(userOf(request)) }),
+  );
+
+  r.get(
+    '/v1/jobs/:id',
+    { ...jobRoute, schema: { summary: 'Get a job', description: 'Its status, progress, chapters (with their progress and, once done, their audio).', params: JobParams, response: { 200: Job } } },
+    async (request) => jobs.get(userOf(request), request.params.id),
+  );
+
+  r.get(
+    '/v1/jobs/:id/chapters',
+    {
+      ...jobRoute,
+      schema: { summary: 'The chapter index', description: 'Titles, lengths and start times in the whole book (start times once the book is done).', params: JobParams, response: { 200: ChapterIndex } },
+    },
+    async (request) => {
+      const job = await jobs.get(userOf(request), request.params.id);
+      return { id: job.id, title: job.title, author: job.author, format: job.format, duration_seconds: job.duration_seconds, chapters: job.chapters };
+    },
+  );
+
+  r.get(
+    '/v1/jobs/:id/events',
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'Follow a job (Server-Sent Events)',
+        description:
+          'The job as JSON in a `data:` line at once and after each change (progress of each chapter); then an event named `done`, `failed` or `cancelled` ' +
+          'with the final state, and the stream ends.',
+        params: JobParams,
+        response: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (request, reply) => {
+      const signal = hangUpSignal(reply);
+      const events = jobs.watch(userOf(request), request.params.id, signal);
+      // The first state is read before the status line, so an unknown job is still a JSON 404.
+      const first = await events.next();
+      async function* stream(): AsyncGenerator<string> {
+        let id = 0;
+        for (let next = first; !next.done; next = await events.next()) {
+          const { event, data } = next.value;
+          yield `${event ? `event: ${event}\n` : ''}id: ${++id}\ndata: ${JSON.stringify(data)}\n\n`;
+        }
+      }
+      reply.type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-store').header('X-Accel-Buffering', 'no');
+      return reply.send(Readable.from(stream(), { objectMode: false }));
+    },
+  );
+
+  r.get(
+    '/v1/jobs/:id/audio',
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'The whole book’s audio',
+        description: 'Once the job is done (409 before). MP3 carries ID3v2 chapters (CHAP, CTOC) and title/author tags. Supports Range.',
+        params: JobParams,
+        response: audioResponses,
+      },
+    },
+    async (request, reply) => sendJobAudio(app, request, reply, request.params.id, await jobs.bookAudio(userOf(request), request.params.id)),
+  );
+
+  r.get(
+    '/v1/jobs/:id/chapters/:n/audio',
+    {
+      ...jobRoute,
+      schema: { summary: 'One chapter’s audio', description: 'As soon as the chapter is done (409 before), in the job’s format. Supports Range.', params: ChapterParams, response: audioResponses },
+    },
+    async (request, reply) => {
+      const { id, n } = request.params;
+      return sendJobAudio(app, request, reply, id, await jobs.chapterAudio(userOf(request), id, Number(n)));
+    },
+  );
+
+  r.delete(
+    '/v1/jobs/:id',
+    { ...jobRoute, schema: { summary: 'Cancel and delete a job', description: 'Stops its work on every node and deletes it with its audio.', params: JobParams, response: { 200: JobDeleted } } },
+    async (request) => {
+      await jobs.delete(userOf(request), request.params.id);
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+}

@@ -1,0 +1,330 @@
+// Does a job's work as the queue hands it out, on whichever node takes it: render a piece through the speech
+// service and store it, encode a chapter once all its pieces are stored, assemble the book once every chapter
+// is. Each step reads what to do from the database and does nothing the database says is done, so a task run
+// twice (after a crash, on two nodes) stores its result once, and a restarted node picks up every unfinished
+// job where it stood.
+import { hostname } from 'node:os';
+import { AppError } from '../errors.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { CHAPTER_PAUSE_SECONDS } from '../schemas/jobs.ts';
+import { STREAM_SAMPLE_RATE, type SpeechFormat } from '../schemas/speech.ts';
+import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
+import type { SharedState } from '../store/shared-state/shared-state.ts';
+import type { AudioEncoder, PcmSource } from './audio-encoder.ts';
+import { layoutBook, mp3BookSegments } from './book.ts';
+import { buildChapterTag } from './id3-chapters.ts';
+import { chapterPart, newAttempt, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
+import { PartWriter } from './part-writer.ts';
+import type { JobTask, TaskQueue } from './queue/task-queue.ts';
+import { buildInfoFrame } from '../audio/encoders/mp3-info-tag.ts';
+
+export interface JobRunnerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface JobRunnerDeps {
+  store: JobStore;
+  queue: TaskQueue;
+  speech: SpeechService;
+  encoder: AudioEncoder;
+  sharedState: SharedState;
+  metrics: Pick<Metrics, 'observeJobPiece'>;
+  log: JobRunnerLog;
+  retentionDays: number;
+  /** Pieces of one book in the queue at once. */
+  window: number;
+  /** How often unfinished jobs are looked for (tasks lost with a queue, a missed step), and expired ones deleted. */
+  sweepMs?: number;
+  /** A name for this node in the pieces it stores. */
+  nodeId?: string;
+}
+
+const ACTIVE = new Set(['queued', 'running']);
+const isActive = (job: JobRow | undefined): job is JobRow => job !== undefined && ACTIVE.has(job.status);
+
+/** A failure the job cannot get past by trying again (a deleted voice, a piece the limits refuse). */
+function isPermanent(err: unknown): err is AppError {
+  return err instanceof AppError && err.status < 500 && err.code !== 'concurrency_limited' && err.code !== 'rate_limited';
+}
+
+export class JobRunner {
+  /** Work this node has under way, per job, so a cancel reaches it. */
+  private readonly inFlight = new Map<string, Set<AbortController>>();
+  private readonly nodeId: string;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private closed = false;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.nodeId = deps.nodeId ?? `${hostname()}:${process.pid}`;
+  }
+
+  /** Starts taking tasks, and queues again the work of every unfinished job (this node may have been restarted). */
+  async start(): Promise<void> {
+    const { queue, sharedState } = this.deps;
+    queue.start(
+      (task, signal) => this.handle(task, signal),
+      (task, error) => void this.failJob(task.jobId, `${task.kind} ${'n' in task ? task.n : ''} failed: ${error.message}`),
+    );
+    this.unsubscribe = sharedState.subscribe((event) => {
+      if (event.type === 'job-changed' && this.inFlight.has(event.jobId)) void this.abortIfGone(event.jobId);
+    });
+    await this.sweep();
+    const every = this.deps.sweepMs ?? 60_000;
+    this.sweepTimer = setInterval(() => void this.sweep(), every);
+    this.sweepTimer.unref();
+  }
+
+  /** Queues the first pieces of a job just created. */
+  async enqueue(job: JobRow): Promise<void> {
+    const tasks: JobTask[] = [];
+    for (let n = 0; n < job.pieces_queued; n++) tasks.push({ kind: 'piece', jobId: job.id, n });
+    await this.deps.queue.add(tasks);
+  }
+
+  /** Stops this node's work on a job and drops its waiting tasks (the job is being deleted). */
+  async cancel(job: JobRow): Promise<void> {
+    for (const abort of this.inFlight.get(job.id) ?? []) abort.abort(new AppError('job_not_found', 'the job was cancelled'));
+    const tasks: JobTask[] = [];
+    for (let n = job.pieces_done; n < job.pieces_queued; n++) tasks.push({ kind: 'piece', jobId: job.id, n });
+    for (let n = 0; n < job.chapters; n++) tasks.push({ kind: 'chapter', jobId: job.id, n });
+    tasks.push({ kind: 'book', jobId: job.id });
+    await this.deps.queue.drop(job.id, tasks);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.unsubscribe?.();
+    await this.deps.queue.close();
+  }
+
+  /** Tells every node (and every open event stream) that the job changed. */
+  changed(jobId: string): Promise<void> {
+    return this.deps.sharedState.publish({ type: 'job-changed', jobId });
+  }
+
+  private async abortIfGone(jobId: string): Promise<void> {
+    const job = await this.deps.store.job(jobId).catch(() => undefined);
+    if (isActive(job)) return;
+    for (const abort of this.inFlight.get(jobId) ?? []) abort.abort(new AppError('job_not_found', 'the job was cancelled'));
+  }
+
+  /** Runs `work` with a signal that aborts when the queue closes or the job is cancelled. */
+  private async tracked<T>(jobId: string, queueSignal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    const onQueueAbort = (): void => abort.abort(queueSignal.reason);
+    queueSignal.addEventListener('abort', onQueueAbort, { once: true });
+    let set = this.inFlight.get(jobId);
+    if (!set) this.inFlight.set(jobId, (set = new Set()));
+    set.add(abort);
+    try {
+      return await work(abort.signal);
+    } finally {
+      queueSignal.removeEventListener('abort', onQueueAbort);
+      set.delete(abort);
+      if (set.size === 0) this.inFlight.delete(jobId);
+    }
+  }
+
+  private async handle(task: JobTask, signal: AbortSignal): Promise<void> {
+    if (task.kind === 'piece') return this.renderPiece(task.jobId, task.n, signal);
+    if (task.kind === 'chapter') return this.encodeChapter(task.jobId, task.n, signal);
+    return this.assembleBook(task.jobId, signal);
+  }
+
+  private async renderPiece(jobId: string, n: number, queueSignal: AbortSignal): Promise<void> {
+    const { store, speech, queue, metrics } = this.deps;
+    const job = await store.job(jobId);
+    if (!isActive(job)) return;
+    const piece = await store.piece(jobId, n);
+    if (!piece) return;
+    if (!piece.stored) {
+      if (job.status === 'queued' && (await store.markRunning(jobId))) await this.changed(jobId);
+      const caller: SpeechCaller = { userId: job.user_id, keyId: job.key_id === '' ? null : job.key_id };
+      let rendered;
+      try {
+        rendered = await this.tracked(jobId, queueSignal, (signal) =>
+          speech.renderPiece(
+            caller,
+            {
+              text: piece.text,
+              textType: piece.ssml ? 'ssml' : 'text',
+              voiceId: job.voice_id,
+              speed: job.speed,
+              ...(job.lexicons ? { lexicons: JSON.parse(job.lexicons) as string[] } : {}),
+              ...(piece.pauseBefore ? { pauseBefore: piece.pauseBefore } : {}),
+            },
+            signal,
+          ),
+        );
+      } catch (err) {
+        if (queueSignal.aborted) throw err;
+        if (!isActive(await store.job(jobId))) return;
+        metrics.observeJobPiece('failed');
+        if (isPermanent(err)) return this.failJob(jobId, `piece ${n} could not be spoken: ${err.message}`);
+        throw err;
+      }
+      const result = await store.storePiece(jobId, n, rendered.pcm, rendered.samples, this.nodeId);
+      if (result.stored) {
+        await rendered.bill();
+        metrics.observeJobPiece('stored');
+        await this.changed(jobId);
+        if (result.chapterComplete) await queue.add([{ kind: 'chapter', jobId, n: result.chapter }]);
+      } else {
+        metrics.observeJobPiece('duplicate');
+      }
+    }
+    const next = await store.advanceWindow(jobId);
+    if (next !== null) await queue.add([{ kind: 'piece', jobId, n: next }]);
+  }
+
+  private async encodeChapter(jobId: string, n: number, queueSignal: AbortSignal): Promise<void> {
+    const { store, encoder, queue } = this.deps;
+    const job = await store.job(jobId);
+    if (!isActive(job)) return;
+    const chapter = await store.chapter(jobId, n);
+    if (!chapter || chapter.pieces_done < chapter.pieces) return;
+    if (chapter.audio_attempt === null) {
+      const format = job.format as SpeechFormat;
+      const writer = new PartWriter(store, jobId, chapterPart(n), newAttempt());
+      const committed = await this.tracked(jobId, queueSignal, async (signal) => {
+        const result = await encoder.encode(format, this.pcmOf(jobId, [chapter]), writer.write, signal);
+        const file = await writer.finish(result);
+        return store.commitChapter(jobId, n, writer.attempt, { bytes: file.bytes, head: file.head, samples: result.samples, mp3Frames: result.mp3Frames });
+      }).catch(async (err: unknown) => {
+        await store.deleteAudioAttempt(jobId, writer.part, writer.attempt).catch(() => undefined);
+        throw err;
+      });
+      if (!committed) {
+        await store.deleteAudioAttempt(jobId, writer.part, writer.attempt);
+        return;
+      }
+      // The whole MP3 book is the chapters' own frames, so their PCM is no longer needed.
+      if (format === 'mp3') await store.dropPcm(jobId, chapter);
+      await this.changed(jobId);
+    }
+    const now = await store.job(jobId);
+    if (isActive(now) && now.chapters_done >= now.chapters) await queue.add([{ kind: 'book', jobId }]);
+  }
+
+  /** The PCM of chapters in order, with the pause between chapters. */
+  private async *pcmOf(jobId: string, chapters: readonly ChapterRow[]): PcmSource {
+    const gap = Math.round(CHAPTER_PAUSE_SECONDS * STREAM_SAMPLE_RATE);
+    for (const [i, chapter] of chapters.entries()) {
+      if (i > 0) yield { silence: gap };
+      for await (const pcm of this.deps.store.chapterPcm(jobId, chapter)) yield { pcm };
+    }
+  }
+
+  private async assembleBook(jobId: string, queueSignal: AbortSignal): Promise<void> {
+    const { store, encoder } = this.deps;
+    const job = await store.job(jobId);
+    if (!isActive(job)) return;
+    const chapters = await store.chapters(jobId);
+    if (chapters.some((c) => c.audio_attempt === null)) return;
+    const format = job.format as SpeechFormat;
+    const attempt = newAttempt();
+    const written: string[] = [];
+    try {
+      const book = await this.tracked(jobId, queueSignal, async (signal) => {
+        if (format !== 'mp3') {
+          // One continuous stream of the whole book, encoded from the pieces' PCM.
+          const writer = new PartWriter(store, jobId, 'book', attempt);
+          written.push('book');
+          const result = await encoder.encode(format, this.pcmOf(jobId, chapters), writer.write, signal);
+          const file = await writer.finish(result);
+          const layout = layoutBook(format, chapters, null);
+          return { bytes: file.bytes, ...layout };
+        }
+        // MP3: the chapters' own frames with encoded silence between them, under one ID3 tag with the chapters.
+        const gap = new PartWriter(store, jobId, 'gap', attempt);
+        written.push('gap');
+        async function* silence(): PcmSource {
+          yield { silence: Math.round(CHAPTER_PAUSE_SECONDS * STREAM_SAMPLE_RATE) };
+        }
+        const gapResult = await encoder.encode('mp3', silence(), gap.write, signal);
+        const gapFile = await gap.finish(gapResult, false);
+        const layout = layoutBook('mp3', chapters, { mp3Frames: gapResult.mp3Frames ?? 0 });
+        const first = await firstBytes(store.readAudio(jobId, chapterPart(0), chapters[0].audio_attempt as string, chapters[0].audio_head ?? 0, (chapters[0].audio_head ?? 0) + 4));
+        const frames = layout.mp3Frames;
+        const audioBytes = mp3BookSegments(chapters, gapFile.bytes).reduce((sum, s) => sum + (s.to - s.from), 0);
+        const info = buildInfoFrame(first, { frames, padding: layout.mp3Padding, bytes: 0 });
+        const infoFrame = buildInfoFrame(first, { frames, padding: layout.mp3Padding, bytes: info.length + audioBytes });
+        const tag = buildChapterTag({
+          title: job.title,
+          author: job.author,
+          chapters: chapters.map((c, i) => ({ title: c.title, startMs: layout.starts[i] * 1000, endMs: (layout.starts[i + 1] ?? layout.seconds) * 1000 })),
+        });
+        const head = new Uint8Array(tag.length + infoFrame.length);
+        head.set(tag);
+        head.set(infoFrame, tag.length);
+        written.push('book');
+        await store.writeAudio(jobId, 'book', attempt, 0, 0, head);
+        return { bytes: head.length + audioBytes, ...layout };
+      });
+      const committed = await store.commitBook(jobId, attempt, book, this.deps.retentionDays);
+      if (!committed) {
+        for (const part of written) await store.deleteAudioAttempt(jobId, part, attempt);
+        return;
+      }
+    } catch (err) {
+      for (const part of written) await store.deleteAudioAttempt(jobId, part, attempt).catch(() => undefined);
+      throw err;
+    }
+    await store.dropPcm(jobId);
+    await store.deleteStrayAudio(jobId);
+    this.deps.log.info({ jobId, chapters: chapters.length }, 'job done');
+    await this.changed(jobId);
+  }
+
+  private async failJob(jobId: string, error: string): Promise<void> {
+    try {
+      if (await this.deps.store.fail(jobId, error, this.deps.retentionDays)) {
+        this.deps.log.warn({ jobId, error }, 'job failed');
+        await this.changed(jobId);
+      }
+    } catch (err) {
+      this.deps.log.error({ err, jobId }, 'could not mark the job failed');
+    }
+  }
+
+  /**
+   * Queues again whatever unfinished jobs still need (tasks a restarted node or a lost queue no longer holds;
+   * the queue drops the ones it already has), and deletes jobs past their retention.
+   */
+  private async sweep(): Promise<void> {
+    if (this.closed) return;
+    const { store, queue, log } = this.deps;
+    try {
+      for (const job of await store.unfinished()) {
+        const pending = await store.pendingPieces(job);
+        const tasks: JobTask[] = pending.map((n) => ({ kind: 'piece', jobId: job.id, n }));
+        // A node that died between storing a piece and handing out the next leaves the window short: refill it.
+        for (let free = this.deps.window - pending.length; free > 0; free--) {
+          const next = await store.advanceWindow(job.id);
+          if (next === null) break;
+          tasks.push({ kind: 'piece', jobId: job.id, n: next });
+        }
+        const chapters = await store.chapters(job.id);
+        for (const c of chapters) if (c.audio_attempt === null && c.pieces_done >= c.pieces) tasks.push({ kind: 'chapter', jobId: job.id, n: c.n });
+        if (chapters.every((c) => c.audio_attempt !== null)) tasks.push({ kind: 'book', jobId: job.id });
+        await queue.add(tasks);
+      }
+      for (const id of await store.expired(new Date(), 100)) {
+        await store.delete(id);
+        log.info({ jobId: id }, 'job expired (JOB_RETENTION_DAYS): deleted with its audio');
+        await this.changed(id);
+      }
+    } catch (err) {
+      log.warn({ err }, 'job sweep failed; it runs again later');
+    }
+  }
+}
+
+async function firstBytes(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  for await (const bytes of source) return bytes;
+  throw new Error('the chapter audio is empty');
+}

@@ -1,0 +1,271 @@
+// Long-form jobs as the API sees them: accept a document (checked, read into chapters and pieces, within the
+// account's limits, before anything is synthesized), show a job and its chapters, follow its progress, serve
+// its audio, and cancel and delete it.
+import { AppError } from '../errors.ts';
+import { FORMATS } from '../audio/encoders/index.ts';
+import type { Job, JobChapter, JobSource, JobStatus } from '../schemas/jobs.ts';
+import type { SpeechFormat } from '../schemas/speech.ts';
+import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
+import type { SharedState } from '../store/shared-state/shared-state.ts';
+import { mp3BookSegments, type Segment } from './book.ts';
+import type { DocumentReader } from './document-reader.ts';
+import { chapterPart, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
+import type { JobRunner } from './job-runner.ts';
+
+export interface JobLimits {
+  maxChars: number;
+  maxPerUser: number;
+  maxUploadBytes: number;
+  /** One synthesis's limit (MAX_TEXT_CHARS): no piece is longer. */
+  maxTextChars: number;
+  /** Pieces of a book in the queue at once. */
+  window: number;
+}
+
+export interface NewJobInput {
+  source: JobSource;
+  text?: string;
+  bytes?: Uint8Array;
+  /** The upload's file name, whose stem titles a document that has no title of its own. */
+  fileName?: string;
+  voiceId?: string;
+  speed?: number;
+  format?: SpeechFormat;
+  lexicons?: string[];
+  title?: string;
+  author?: string;
+}
+
+/** Audio to send: its bytes as stored segments, with what the response says about them. */
+export interface JobAudio {
+  segments: Segment[];
+  length: number;
+  contentType: string;
+  fileName: string;
+}
+
+/** How long an event stream waits for a change before it looks anyway (a change notice can be missed). */
+const POLL_MS = 2_000;
+/** Changes closer together than this reach an event stream as one (a book stores many pieces a second). */
+const COALESCE_MS = 150;
+const LIST_LIMIT = 100;
+const FINAL: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
+
+const audioUrl = (id: string): string => `/v1/jobs/${encodeURIComponent(id)}/audio`;
+const chapterUrl = (id: string, n: number): string => `/v1/jobs/${encodeURIComponent(id)}/chapters/${n}/audio`;
+
+function chapterJson(job: JobRow, c: ChapterRow): JobChapter {
+  const done = c.audio_attempt !== null;
+  const samples = c.samples === null ? null : Number(c.samples);
+  return {
+    index: c.n,
+    title: c.title,
+    characters: c.characters,
+    status: done ? 'done' : c.pieces_done > 0 ? 'running' : 'queued',
+    progress: done ? 1 : c.characters === 0 ? 0 : Math.min(0.99, c.chars_done / c.characters),
+    start_seconds: job.status === 'done' ? c.start_seconds : null,
+    duration_seconds: samples === null ? null : Math.round((samples / FORMATS.pcm.sampleRate) * 1000) / 1000,
+    audio_url: done ? chapterUrl(job.id, c.n) : null,
+  };
+}
+
+export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
+  const done = job.status === 'done';
+  return {
+    id: job.id,
+    status: job.status as JobStatus,
+    progress: done ? 1 : job.characters === 0 ? 0 : Math.min(0.99, job.chars_done / job.characters),
+    characters: job.characters,
+    chapters: chapters.map((c) => chapterJson(job, c)),
+    title: job.title,
+    author: job.author,
+    voice_id: job.voice_id,
+    speed: job.speed,
+    format: job.format as SpeechFormat,
+    text_type: job.text_type as JobSource,
+    pieces: { total: job.pieces, done: job.pieces_done },
+    duration_seconds: done ? job.book_seconds : null,
+    audio_url: done ? audioUrl(job.id) : null,
+    error: job.error,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    expires_at: job.expires_at,
+  };
+}
+
+/** A file name from a title: letters, digits and a few marks, never a path. */
+function safeName(title: string, fallback: string): string {
+  const name = title.normalize('NFKD').replace(/[^\w .-]+/g, '').replace(/\s+/g, ' ').trim().slice(0, 80);
+  return name === '' ? fallback : name;
+}
+
+export class JobService {
+  constructor(
+    private readonly deps: {
+      store: JobStore;
+      runner: JobRunner;
+      reader: DocumentReader;
+      speech: SpeechService;
+      sharedState: SharedState;
+      limits: JobLimits;
+    },
+  ) {}
+
+  /** Accepts a job (202): everything that can be refused is refused here, before any synthesis. */
+  async create(caller: SpeechCaller, input: NewJobInput): Promise<Job> {
+    const { store, runner, reader, speech, limits } = this.deps;
+    const format = input.format ?? 'mp3';
+    // Cheap refusals first: the account's open jobs, then the voice, speed, format and lexicons.
+    const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
+    if (open >= limits.maxPerUser) {
+      throw new AppError('too_many_jobs', `This account has ${limits.maxPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`, { 'Retry-After': '60' });
+    }
+    const { voiceId, speed } = await speech.prepareJob(caller, { voiceId: input.voiceId, speed: input.speed, format, lexicons: input.lexicons });
+    const stem = input.fileName?.replace(/\.[^.]*$/, '').trim();
+    const plan = await reader.read({
+      source: input.source,
+      ...(input.text !== undefined ? { text: input.text } : {}),
+      ...(input.bytes !== undefined ? { bytes: input.bytes } : {}),
+      ...(input.title !== undefined && input.title.trim() !== '' ? { title: input.title.trim() } : {}),
+      ...(input.author !== undefined && input.author.trim() !== '' ? { author: input.author.trim() } : {}),
+      fallbackTitle: stem && stem !== '' ? stem.slice(0, 200) : 'Untitled',
+      maxUnpackedBytes: limits.maxUploadBytes,
+      maxChars: limits.maxChars,
+      maxPieceChars: limits.maxTextChars,
+    });
+    const job = await store.create({
+      userId: caller.userId,
+      keyId: caller.keyId,
+      voiceId,
+      speed,
+      format,
+      lexicons: input.lexicons ?? null,
+      source: input.source,
+      plan,
+      window: limits.window,
+      maxJobsPerUser: limits.maxPerUser,
+    });
+    await runner.enqueue(job);
+    return jobJson(job, await store.chapters(job.id));
+  }
+
+  async list(userId: string): Promise<Job[]> {
+    const jobs = await this.deps.store.list(userId, LIST_LIMIT);
+    const chapters = await this.deps.store.chaptersOf(jobs.map((j) => j.id));
+    return jobs.map((j) => jobJson(j, chapters.get(j.id) ?? []));
+  }
+
+  private async owned(userId: string, id: string): Promise<JobRow> {
+    const job = await this.deps.store.owned(userId, id);
+    if (!job) throw new AppError('job_not_found', `No job "${id.slice(0, 100)}"`);
+    return job;
+  }
+
+  async get(userId: string, id: string): Promise<Job> {
+    const job = await this.owned(userId, id);
+    return jobJson(job, await this.deps.store.chapters(id));
+  }
+
+  /** Cancels the job's work on every node and deletes it with its audio. */
+  async delete(userId: string, id: string): Promise<void> {
+    const job = await this.owned(userId, id);
+    await this.deps.runner.cancel(job);
+    await this.deps.store.delete(id);
+    await this.deps.runner.changed(id);
+  }
+
+  /** The whole book, once done. */
+  async bookAudio(userId: string, id: string): Promise<JobAudio> {
+    const { store } = this.deps;
+    const job = await this.owned(userId, id);
+    if (job.status !== 'done' || job.book_attempt === null) throw new AppError('audio_not_ready', `The book is not rendered yet (the job is ${job.status})`);
+    const format = job.format as SpeechFormat;
+    const info = FORMATS[format];
+    const fileName = `${safeName(job.title, 'book')}.${info.extension}`;
+    const headLength = await store.partLength(id, 'book', job.book_attempt);
+    const head: Segment = { part: 'book', attempt: job.book_attempt, from: 0, to: headLength };
+    let segments = [head];
+    if (format === 'mp3') {
+      const gapBytes = await store.partLength(id, 'gap', job.book_attempt);
+      segments = [head, ...mp3BookSegments(await store.chapters(id), gapBytes, job.book_attempt)];
+    }
+    return { segments, length: segments.reduce((n, s) => n + s.to - s.from, 0), contentType: info.contentType, fileName };
+  }
+
+  /** One chapter, once it is encoded (while the rest of the book still renders). */
+  async chapterAudio(userId: string, id: string, n: number): Promise<JobAudio> {
+    const job = await this.owned(userId, id);
+    const chapter = await this.deps.store.chapter(id, n);
+    if (!chapter) throw new AppError('not_found', `The job has no chapter ${n} (it has ${job.chapters}, from 0)`);
+    if (chapter.audio_attempt === null) throw new AppError('audio_not_ready', `Chapter ${n} is not rendered yet`);
+    const info = FORMATS[job.format as SpeechFormat];
+    const length = Number(chapter.audio_bytes ?? 0);
+    const fileName = `${safeName(job.title, 'book')} - ${String(n + 1).padStart(2, '0')} ${safeName(chapter.title, 'chapter')}.${info.extension}`;
+    return { segments: [{ part: chapterPart(n), attempt: chapter.audio_attempt, from: 0, to: length }], length, contentType: info.contentType, fileName };
+  }
+
+  /** Bytes [start, end] (inclusive) of a job's audio. */
+  async *read(id: string, audio: JobAudio, start: number, end: number): AsyncGenerator<Uint8Array> {
+    let at = 0;
+    for (const s of audio.segments) {
+      const size = s.to - s.from;
+      const from = Math.max(start, at);
+      const to = Math.min(end + 1, at + size);
+      if (to > from) yield* this.deps.store.readAudio(id, s.part, s.attempt, s.from + (from - at), s.from + (to - at));
+      at += size;
+      if (at > end) return;
+    }
+  }
+
+  /**
+   * The job as it changes, for an event stream: its state at once, then each change, until it is done, has
+   * failed or is gone (cancelled). Changes arrive as notices from any node; a missed one is caught by polling.
+   */
+  async *watch(userId: string, id: string, signal: AbortSignal): AsyncGenerator<{ event: string | null; data: Job | { id: string; status: 'cancelled' } }> {
+    await this.owned(userId, id);
+    let wake: (() => void) | null = null;
+    let pending = false;
+    const unsubscribe = this.deps.sharedState.subscribe((event) => {
+      if (event.type === 'resync' || (event.type === 'job-changed' && event.jobId === id)) {
+        pending = true;
+        wake?.();
+      }
+    });
+    const onAbort = (): void => wake?.();
+    signal.addEventListener('abort', onAbort);
+    try {
+      let last = '';
+      while (!signal.aborted) {
+        pending = false;
+        const job = await this.deps.store.owned(userId, id);
+        if (!job) {
+          yield { event: 'cancelled', data: { id, status: 'cancelled' } };
+          return;
+        }
+        const data = jobJson(job, await this.deps.store.chapters(id));
+        const text = JSON.stringify(data);
+        const final = FINAL.has(data.status);
+        if (text !== last || final) {
+          last = text;
+          yield { event: final ? data.status : null, data };
+        }
+        if (final) return;
+        if (!pending) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, POLL_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+        await new Promise((r) => setTimeout(r, COALESCE_MS));
+      }
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,498 @@
+// Jobs in the database (SQLite or PostgreSQL): the plan every node renders from, each stored piece, and the
+// encoded audio. Every write that makes progress is one transaction that changes a row only if it was not
+// already changed, so two nodes finishing the same piece (or encoding the same chapter) store it once.
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { lockUserForCap } from '../accounts/user-lock.ts';
+import { AppError } from '../errors.ts';
+import type { JobSource } from '../schemas/jobs.ts';
+import type { SpeechFormat } from '../schemas/speech.ts';
+import type { Db, Dialect } from '../store/database.ts';
+import type { Database } from '../store/schema.ts';
+import type { Break } from '../synth/text/split.ts';
+import type { JobPlan } from './document/plan.ts';
+
+export interface JobsTable {
+  id: string;
+  user_id: string;
+  key_id: string;
+  status: string;
+  title: string;
+  author: string | null;
+  voice_id: string;
+  speed: number;
+  format: string;
+  /** JSON array of lexicon names, or null for the account's default. */
+  lexicons: string | null;
+  text_type: string;
+  characters: number;
+  chars_done: number;
+  pieces: number;
+  pieces_done: number;
+  pieces_queued: number;
+  chapters: number;
+  chapters_done: number;
+  book_attempt: string | null;
+  book_bytes: number | string | null;
+  book_seconds: number | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  expires_at: string | null;
+}
+
+export interface JobChaptersTable {
+  job_id: string;
+  n: number;
+  title: string;
+  characters: number;
+  chars_done: number;
+  first_piece: number;
+  pieces: number;
+  pieces_done: number;
+  audio_attempt: string | null;
+  audio_bytes: number | string | null;
+  audio_head: number | null;
+  samples: number | string | null;
+  mp3_frames: number | null;
+  start_seconds: number | null;
+}
+
+export interface JobPiecesTable {
+  job_id: string;
+  n: number;
+  chapter: number;
+  text: string;
+  ssml: number;
+  characters: number;
+  pause_before: string | null;
+  pcm: Uint8Array | null;
+  samples: number | string | null;
+  rendered_by: string | null;
+}
+
+export interface JobAudioTable {
+  job_id: string;
+  part: string;
+  attempt: string;
+  seq: number;
+  start_byte: number | string;
+  bytes: Uint8Array;
+}
+
+// A type alias (not an interface): Kysely's withTables wants an indexable record.
+type JobTables = {
+  jobs: JobsTable;
+  job_chapters: JobChaptersTable;
+  job_pieces: JobPiecesTable;
+  job_audio: JobAudioTable;
+};
+
+type JobDb = Kysely<Database & JobTables>;
+
+export type JobRow = JobsTable;
+export type ChapterRow = JobChaptersTable;
+
+/** A piece as a node renders it. */
+export interface PieceRow {
+  jobId: string;
+  n: number;
+  chapter: number;
+  text: string;
+  ssml: boolean;
+  characters: number;
+  pauseBefore: Break | null;
+  stored: boolean;
+}
+
+export interface NewJob {
+  userId: string;
+  keyId: string | null;
+  voiceId: string;
+  speed: number;
+  format: SpeechFormat;
+  lexicons: string[] | null;
+  source: JobSource;
+  plan: JobPlan;
+  /** Pieces handed to the queue at once (the rest follow as those finish). */
+  window: number;
+  maxJobsPerUser: number;
+}
+
+/** Rows written per insert when a job is created (SQLite allows 32 766 bound values per statement). */
+const INSERT_BATCH = 200;
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+export const chapterPart = (n: number): string => `chapter:${n}`;
+
+export function newAttempt(): string {
+  return randomBytes(8).toString('hex');
+}
+
+export class JobStore {
+  private readonly db: JobDb;
+
+  constructor(
+    db: Db,
+    private readonly dialect: Dialect,
+  ) {
+    this.db = db.withTables<JobTables>();
+  }
+
+  /**
+   * Creates the job with its chapters and pieces, unless the account already has `maxJobsPerUser` queued or
+   * running (429). The count and the insert are one transaction, serialized per account.
+   */
+  async create(job: NewJob): Promise<JobRow> {
+    const id = `job_${randomBytes(12).toString('base64url')}`;
+    const now = new Date().toISOString();
+    const { plan } = job;
+    const row: JobRow = {
+      id,
+      user_id: job.userId,
+      key_id: job.keyId ?? '',
+      status: 'queued',
+      title: plan.title,
+      author: plan.author,
+      voice_id: job.voiceId,
+      speed: job.speed,
+      format: job.format,
+      lexicons: job.lexicons ? JSON.stringify(job.lexicons) : null,
+      text_type: job.source,
+      characters: plan.characters,
+      chars_done: 0,
+      pieces: plan.pieces.length,
+      pieces_done: 0,
+      pieces_queued: Math.min(job.window, plan.pieces.length),
+      chapters: plan.chapters.length,
+      chapters_done: 0,
+      book_attempt: null,
+      book_bytes: null,
+      book_seconds: null,
+      error: null,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      expires_at: null,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      await lockUserForCap(trx as unknown as Transaction<Database>, this.dialect, job.userId);
+      const open = await trx
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', job.userId)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirstOrThrow();
+      if (Number(open.n) >= job.maxJobsPerUser) {
+        throw new AppError('too_many_jobs', `This account has ${job.maxJobsPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`, { 'Retry-After': '60' });
+      }
+      await trx.insertInto('jobs').values(row).execute();
+      const chapters = plan.chapters.map((c, n) => ({ job_id: id, n, title: c.title, characters: c.characters, chars_done: 0, first_piece: c.firstPiece, pieces: c.pieces, pieces_done: 0 }));
+      for (let i = 0; i < chapters.length; i += INSERT_BATCH) await trx.insertInto('job_chapters').values(chapters.slice(i, i + INSERT_BATCH)).execute();
+      const pieces = plan.pieces.map((p, n) => ({ job_id: id, n, chapter: p.chapter, text: p.text, ssml: p.ssml ? 1 : 0, characters: p.characters, pause_before: p.pauseBefore }));
+      for (let i = 0; i < pieces.length; i += INSERT_BATCH) await trx.insertInto('job_pieces').values(pieces.slice(i, i + INSERT_BATCH)).execute();
+    });
+    return row;
+  }
+
+  async job(id: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The job if `userId` owns it (another account's job is as absent as a missing one). */
+  async owned(userId: string, id: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('jobs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async list(userId: string, limit: number): Promise<JobRow[]> {
+    return this.db.selectFrom('jobs').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  }
+
+  async chapters(jobId: string): Promise<ChapterRow[]> {
+    return this.db.selectFrom('job_chapters').selectAll().where('job_id', '=', jobId).orderBy('n').execute();
+  }
+
+  async chaptersOf(jobIds: readonly string[]): Promise<Map<string, ChapterRow[]>> {
+    const out = new Map<string, ChapterRow[]>(jobIds.map((id) => [id, []]));
+    if (jobIds.length === 0) return out;
+    const rows = await this.db.selectFrom('job_chapters').selectAll().where('job_id', 'in', jobIds).orderBy('job_id').orderBy('n').execute();
+    for (const r of rows) out.get(r.job_id)?.push(r);
+    return out;
+  }
+
+  async chapter(jobId: string, n: number): Promise<ChapterRow | undefined> {
+    return this.db.selectFrom('job_chapters').selectAll().where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+  }
+
+  async piece(jobId: string, n: number): Promise<PieceRow | undefined> {
+    const r = await this.db
+      .selectFrom('job_pieces')
+      .select(['job_id', 'n', 'chapter', 'text', 'ssml', 'characters', 'pause_before', 'samples'])
+      .where('job_id', '=', jobId)
+      .where('n', '=', n)
+      .executeTakeFirst();
+    if (!r) return undefined;
+    return { jobId: r.job_id, n: r.n, chapter: r.chapter, text: r.text, ssml: r.ssml === 1, characters: r.characters, pauseBefore: r.pause_before as Break | null, stored: r.samples !== null };
+  }
+
+  /** Marks a queued job running; true when this call did. */
+  async markRunning(jobId: string): Promise<boolean> {
+    const r = await this.db.updateTable('jobs').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', jobId).where('status', '=', 'queued').executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Stores a rendered piece and counts it, unless it was stored already (by another node, or before a crash).
+   * Says whether this call stored it and whether its chapter is now complete.
+   */
+  async storePiece(jobId: string, n: number, pcm: Uint8Array, samples: number, node: string): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const piece = await trx
+        .updateTable('job_pieces')
+        .set({ pcm: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), samples, rendered_by: node })
+        .where('job_id', '=', jobId)
+        .where('n', '=', n)
+        .where('samples', 'is', null)
+        .returning(['chapter', 'characters'])
+        .executeTakeFirst();
+      if (!piece) {
+        const existing = await trx.selectFrom('job_pieces').select('chapter').where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+        return { stored: false, chapter: existing?.chapter ?? -1, chapterComplete: false };
+      }
+      const chapter = await trx
+        .updateTable('job_chapters')
+        .set((eb) => ({ pieces_done: eb('pieces_done', '+', 1), chars_done: eb('chars_done', '+', piece.characters) }))
+        .where('job_id', '=', jobId)
+        .where('n', '=', piece.chapter)
+        .returning(['pieces_done', 'pieces'])
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable('jobs')
+        .set((eb) => ({ pieces_done: eb('pieces_done', '+', 1), chars_done: eb('chars_done', '+', piece.characters) }))
+        .where('id', '=', jobId)
+        .execute();
+      return { stored: true, chapter: piece.chapter, chapterComplete: chapter.pieces_done >= chapter.pieces };
+    });
+  }
+
+  /** Hands the next piece of the book to the queue: its number, or null once every piece has been handed out. */
+  async advanceWindow(jobId: string): Promise<number | null> {
+    const r = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({ pieces_queued: eb('pieces_queued', '+', 1) }))
+      .where('id', '=', jobId)
+      .where('status', 'in', ['queued', 'running'])
+      .where(sql<boolean>`pieces_queued < pieces`)
+      .returning('pieces_queued')
+      .executeTakeFirst();
+    return r ? r.pieces_queued - 1 : null;
+  }
+
+  /** The stored PCM of a chapter's pieces, in order, one piece at a time. */
+  async *chapterPcm(jobId: string, chapter: ChapterRow): AsyncGenerator<Uint8Array> {
+    for (let n = chapter.first_piece; n < chapter.first_piece + chapter.pieces; n++) {
+      const r = await this.db.selectFrom('job_pieces').select(['pcm', 'samples']).where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+      if (!r || r.samples === null || r.pcm === null) throw new Error(`piece ${n} of job ${jobId} has no stored audio`);
+      yield r.pcm;
+    }
+  }
+
+  /** Drops the PCM of the pieces of a chapter (its encoded audio is stored; the pieces stay counted). */
+  async dropPcm(jobId: string, chapter?: ChapterRow): Promise<void> {
+    let q = this.db.updateTable('job_pieces').set({ pcm: null }).where('job_id', '=', jobId);
+    if (chapter) q = q.where('n', '>=', chapter.first_piece).where('n', '<', chapter.first_piece + chapter.pieces);
+    await q.execute();
+  }
+
+  async writeAudio(jobId: string, part: string, attempt: string, seq: number, startByte: number, bytes: Uint8Array): Promise<void> {
+    await this.db
+      .insertInto('job_audio')
+      .values({ job_id: jobId, part, attempt, seq, start_byte: startByte, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+      .execute();
+  }
+
+  /** Moves an attempt's rows `by` bytes later in the file (a header that goes before them is known only at the end). */
+  async shiftAudio(jobId: string, part: string, attempt: string, by: number): Promise<void> {
+    await this.db
+      .updateTable('job_audio')
+      .set((eb) => ({ start_byte: eb('start_byte', '+', by) }))
+      .where('job_id', '=', jobId)
+      .where('part', '=', part)
+      .where('attempt', '=', attempt)
+      .execute();
+  }
+
+  /** Overwrites the first bytes of row `seq` (a header whose counts are known only at the end). */
+  async patchAudio(jobId: string, part: string, attempt: string, seq: number, patch: Uint8Array): Promise<void> {
+    const row = await this.db.selectFrom('job_audio').select('bytes').where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt).where('seq', '=', seq).executeTakeFirst();
+    if (!row || row.bytes.length < patch.length) throw new Error(`no room for a ${patch.length}-byte header in ${part}`);
+    const bytes = Buffer.from(row.bytes);
+    bytes.set(patch, 0);
+    await this.db.updateTable('job_audio').set({ bytes }).where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt).where('seq', '=', seq).execute();
+  }
+
+  /** Bytes stored for a part. */
+  async partLength(jobId: string, part: string, attempt: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('job_audio')
+      .select(['start_byte', sql<number | string>`length(bytes)`.as('size')])
+      .where('job_id', '=', jobId)
+      .where('part', '=', part)
+      .where('attempt', '=', attempt)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.start_byte) + Number(row.size) : 0;
+  }
+
+  /** Keeps an attempt's encoding as the chapter's audio, unless another attempt was kept first; true if this one was. */
+  async commitChapter(jobId: string, n: number, attempt: string, audio: { bytes: number; head: number; samples: number; mp3Frames: number | null }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('job_chapters')
+        .set({ audio_attempt: attempt, audio_bytes: audio.bytes, audio_head: audio.head, samples: audio.samples, mp3_frames: audio.mp3Frames })
+        .where('job_id', '=', jobId)
+        .where('n', '=', n)
+        .where('audio_attempt', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await trx.updateTable('jobs').set((eb) => ({ chapters_done: eb('chapters_done', '+', 1) })).where('id', '=', jobId).execute();
+      return true;
+    });
+  }
+
+  /** Finishes the job with its book assembled; false if it was finished (or deleted) already. */
+  async commitBook(jobId: string, attempt: string, book: { bytes: number; seconds: number; starts: readonly number[] }, retentionDays: number): Promise<boolean> {
+    const now = new Date();
+    const { bytes, seconds } = book;
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('jobs')
+        .set({
+          status: 'done',
+          book_attempt: attempt,
+          book_bytes: bytes,
+          book_seconds: seconds,
+          finished_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString(),
+        })
+        .where('id', '=', jobId)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      for (const [n, start] of book.starts.entries()) {
+        await trx.updateTable('job_chapters').set({ start_seconds: start }).where('job_id', '=', jobId).where('n', '=', n).execute();
+      }
+      return true;
+    });
+  }
+
+  async fail(jobId: string, error: string, retentionDays: number): Promise<boolean> {
+    const now = new Date();
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error: error.slice(0, 1000), finished_at: now.toISOString(), expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString() })
+      .where('id', '=', jobId)
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    await this.db.updateTable('job_pieces').set({ pcm: null }).where('job_id', '=', jobId).execute();
+    return true;
+  }
+
+  /** Deletes a job with everything it holds (chapters, pieces, audio go with it). */
+  async delete(jobId: string): Promise<boolean> {
+    // Audio and pieces first, in their own statements: the biggest rows, without one giant cascade.
+    await this.db.deleteFrom('job_audio').where('job_id', '=', jobId).execute();
+    await this.db.deleteFrom('job_pieces').where('job_id', '=', jobId).execute();
+    const r = await this.db.deleteFrom('jobs').where('id', '=', jobId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Audio of encodings that were not kept (a crashed or beaten attempt). */
+  async deleteAudioAttempt(jobId: string, part: string, attempt: string): Promise<void> {
+    await this.db.deleteFrom('job_audio').where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt).execute();
+  }
+
+  /** Audio rows of a job that no committed chapter or book points at (left by attempts that died). */
+  async deleteStrayAudio(jobId: string): Promise<void> {
+    const job = await this.job(jobId);
+    const chapters = await this.chapters(jobId);
+    const kept = new Set(chapters.filter((c) => c.audio_attempt !== null).map((c) => `${chapterPart(c.n)}|${c.audio_attempt}`));
+    const rows = await this.db.selectFrom('job_audio').select(['part', 'attempt']).distinct().where('job_id', '=', jobId).execute();
+    for (const r of rows) {
+      const keep = kept.has(`${r.part}|${r.attempt}`) || (r.attempt === job?.book_attempt && (r.part === 'book' || r.part === 'gap'));
+      if (!keep) await this.deleteAudioAttempt(jobId, r.part, r.attempt);
+    }
+  }
+
+  /** Reads bytes [from, to) of a stored part, in the rows it was written in. */
+  async *readAudio(jobId: string, part: string, attempt: string, from: number, to: number): AsyncGenerator<Uint8Array> {
+    if (to <= from) return;
+    // The row that holds `from`, then every row until `to`.
+    const first = await this.db
+      .selectFrom('job_audio')
+      .select('seq')
+      .where('job_id', '=', jobId)
+      .where('part', '=', part)
+      .where('attempt', '=', attempt)
+      .where('start_byte', '<=', from)
+      .orderBy('start_byte', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    for (let seq = first?.seq ?? 0; ; seq++) {
+      const row = await this.db
+        .selectFrom('job_audio')
+        .select(['start_byte', 'bytes'])
+        .where('job_id', '=', jobId)
+        .where('part', '=', part)
+        .where('attempt', '=', attempt)
+        .where('seq', '=', seq)
+        .executeTakeFirst();
+      if (!row) return;
+      const start = Number(row.start_byte);
+      const end = start + row.bytes.length;
+      if (start >= to) return;
+      if (end > from) yield row.bytes.subarray(Math.max(0, from - start), Math.min(row.bytes.length, to - start));
+    }
+  }
+
+  /** Jobs not finished yet: what a node picks up again when it starts. */
+  async unfinished(): Promise<JobRow[]> {
+    return this.db.selectFrom('jobs').selectAll().where('status', 'in', ['queued', 'running']).orderBy('created_at').execute();
+  }
+
+  /** Pieces handed to the queue and not stored yet. */
+  async pendingPieces(job: JobRow): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('job_pieces')
+      .select('n')
+      .where('job_id', '=', job.id)
+      .where('n', '<', job.pieces_queued)
+      .where('samples', 'is', null)
+      .orderBy('n')
+      .execute();
+    return rows.map((r) => r.n);
+  }
+
+  async expired(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('jobs').select('id').where('expires_at', '<', now.toISOString()).limit(limit).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** How many pieces each node rendered and stored for a job (kept for diagnostics). */
+  async renderedBy(jobId: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('job_pieces')
+      .select(['rendered_by', (eb) => eb.fn.countAll().as('n')])
+      .where('job_id', '=', jobId)
+      .where('samples', 'is not', null)
+      .groupBy('rendered_by')
+      .execute();
+    return new Map(rows.map((r) => [r.rendered_by ?? '', Number(r.n)]));
+  }
+}
+
+export { num as numberOrNull };

@@ -1,0 +1,181 @@
+// Long-form jobs: a book or long document in, a chaptered audiobook out. Pure: only TypeBox, so the server, the
+// client SDK and the dashboard share the shapes and the limits' defaults.
+import { Type, type Static } from '@sinclair/typebox';
+import { LexiconNames } from './lexicons.ts';
+import { SPEECH_FORMATS, Speed, VoiceId } from './speech.ts';
+
+/** What a job's text is: the JSON body's `text_type`, or what an upload's file extension says. */
+export const JOB_TEXT_TYPES = ['text', 'markdown', 'html', 'ssml'] as const;
+export type JobTextType = (typeof JOB_TEXT_TYPES)[number];
+
+/** The kinds of document a job reads: the text types plus EPUB, which comes only as an upload. */
+export const JOB_SOURCES = [...JOB_TEXT_TYPES, 'epub'] as const;
+export type JobSource = (typeof JOB_SOURCES)[number];
+
+/** Upload file extensions and the document kind each one means. */
+export const JOB_UPLOAD_EXTENSIONS: Readonly<Record<string, JobSource>> = Object.freeze({
+  txt: 'text',
+  text: 'text',
+  md: 'markdown',
+  markdown: 'markdown',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  ssml: 'ssml',
+  epub: 'epub',
+});
+
+export const JOB_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A chapter is waiting, being rendered (some of its pieces are), or done (its audio can be fetched). */
+export const CHAPTER_STATUSES = ['queued', 'running', 'done'] as const;
+export type ChapterStatus = (typeof CHAPTER_STATUSES)[number];
+
+/** Defaults of the limits (MAX_JOB_CHARS, MAX_JOBS_PER_USER, JOB_RETENTION_DAYS, MAX_JOB_UPLOAD_MB). */
+export const JOB_DEFAULTS = Object.freeze({
+  maxJobChars: 2_000_000,
+  maxJobsPerUser: 2,
+  retentionDays: 7,
+  maxUploadMb: 50,
+});
+
+/** Silence between two chapters in the whole book's audio. */
+export const CHAPTER_PAUSE_SECONDS = 1.5;
+
+const Title = Type.String({ maxLength: 500, description: 'Title of the book (the document’s own when absent: the EPUB’s metadata, the first heading)' });
+const Author = Type.String({ maxLength: 500, description: 'Author (the EPUB’s metadata when absent)' });
+const Format = Type.Union(
+  SPEECH_FORMATS.map((f) => Type.Literal(f)),
+  { description: 'Audio format, mp3 by default. mp3: the whole book is one file with ID3v2 chapters; every format: each chapter on its own' },
+);
+
+export const JobCreateBody = Type.Object(
+  {
+    text: Type.String({ minLength: 1, description: 'The document: plain text, Markdown, HTML or SSML (text_type); up to MAX_JOB_CHARS spoken characters' }),
+    text_type: Type.Optional(
+      Type.Union(
+        JOB_TEXT_TYPES.map((t) => Type.Literal(t)),
+        { description: 'text (default; lines such as "Chapter 12" start chapters), markdown and html (headings start chapters), ssml (one chapter)' },
+      ),
+    ),
+    voice_id: Type.Optional(VoiceId),
+    speed: Type.Optional(Speed),
+    format: Type.Optional(Format),
+    lexicons: Type.Optional(LexiconNames),
+    title: Type.Optional(Title),
+    author: Type.Optional(Author),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ text: 'Chapter 1\n\nIt was a bright cold day in April.\n\nChapter 2\n\nThe clocks were striking thirteen.', voice_id: 'flite-slt', format: 'mp3', title: 'A Short Book' }],
+  },
+);
+export type JobCreateBody = Static<typeof JobCreateBody>;
+
+/** Text fields of the multipart form arrive as strings; speed is a decimal, lexicons a comma-separated list. */
+export const JobUploadFields = Type.Object(
+  {
+    text_type: Type.Optional(
+      Type.Union(
+        JOB_SOURCES.map((t) => Type.Literal(t)),
+        { description: 'What the file is; by default its extension says (.txt, .md, .html, .ssml, .epub)' },
+      ),
+    ),
+    voice_id: Type.Optional(VoiceId),
+    speed: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 12, description: 'Speaking rate, 0.25 to 4; 1 = normal' })),
+    format: Type.Optional(Format),
+    lexicons: Type.Optional(Type.String({ maxLength: 2000, description: 'Lexicon names, comma-separated' })),
+    title: Type.Optional(Title),
+    author: Type.Optional(Author),
+  },
+  { additionalProperties: false },
+);
+export type JobUploadFields = Static<typeof JobUploadFields>;
+
+/** The multipart form of POST /v1/jobs: the document in `file`, and the text fields. */
+export const JobUpload = Type.Composite([
+  Type.Object({
+    file: Type.Unsafe<Uint8Array>({
+      contentMediaType: 'application/octet-stream',
+      description: 'The document: .txt, .md, .html, .ssml or .epub (MAX_JOB_UPLOAD_MB, 50 MiB by default)',
+    }),
+  }),
+  JobUploadFields,
+]);
+export type JobUpload = Static<typeof JobUpload>;
+
+export const JobChapter = Type.Object({
+  index: Type.Integer({ description: 'Position in the book, from 0; the n of /v1/jobs/{id}/chapters/{n}/audio' }),
+  title: Type.String(),
+  characters: Type.Integer({ description: 'Spoken characters' }),
+  status: Type.Union(
+    CHAPTER_STATUSES.map((s) => Type.Literal(s)),
+    { description: 'queued, running (pieces are being rendered) or done (its audio can be fetched)' },
+  ),
+  progress: Type.Number({ minimum: 0, maximum: 1, description: 'Share of its characters rendered' }),
+  start_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Where it starts in the whole book’s audio, once the book is done' }),
+  duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of its audio, once done' }),
+  audio_url: Type.Union([Type.String(), Type.Null()], { description: 'Its audio, once done' }),
+});
+export type JobChapter = Static<typeof JobChapter>;
+
+export const Job = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Union(
+      JOB_STATUSES.map((s) => Type.Literal(s)),
+      { description: 'queued, running, done, failed or cancelled' },
+    ),
+    progress: Type.Number({ minimum: 0, maximum: 1, description: 'Share of the characters rendered; 1 only once the book is done' }),
+    characters: Type.Integer({ description: 'Spoken characters of the whole document (what usage counts)' }),
+    chapters: Type.Array(JobChapter),
+    title: Type.String(),
+    author: Type.Union([Type.String(), Type.Null()]),
+    voice_id: Type.String(),
+    speed: Type.Number(),
+    format: Format,
+    text_type: Type.Union(JOB_SOURCES.map((t) => Type.Literal(t))),
+    pieces: Type.Object({ total: Type.Integer(), done: Type.Integer() }, { description: 'The pieces the book is rendered in (paragraphs grouped to a few hundred characters)' }),
+    duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of the whole book’s audio, once done' }),
+    audio_url: Type.Union([Type.String(), Type.Null()], { description: 'The whole book, once done' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed' }),
+    created_at: Type.String(),
+    started_at: Type.Union([Type.String(), Type.Null()]),
+    finished_at: Type.Union([Type.String(), Type.Null()]),
+    expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When its audio is deleted (JOB_RETENTION_DAYS after it finished)' }),
+  },
+  { description: 'A long-form job' },
+);
+export type Job = Static<typeof Job>;
+
+export const JobList = Type.Object({ jobs: Type.Array(Job) }, { description: 'Your jobs, newest first' });
+export type JobList = Static<typeof JobList>;
+
+export const ChapterIndex = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    author: Type.Union([Type.String(), Type.Null()]),
+    format: Format,
+    duration_seconds: Type.Union([Type.Number(), Type.Null()]),
+    chapters: Type.Array(JobChapter),
+  },
+  { description: 'The chapter index: titles and start times in the whole book' },
+);
+export type ChapterIndex = Static<typeof ChapterIndex>;
+
+export const JobParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export type JobParams = Static<typeof JobParams>;
+
+export const ChapterParams = Type.Object({
+  id: Type.String({ maxLength: 100 }),
+  n: Type.String({ pattern: '^[0-9]{1,6}$', description: 'Chapter index, from 0' }),
+});
+export type ChapterParams = Static<typeof ChapterParams>;
+
+export const JobDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { description: 'The job was cancelled (if still running) and deleted with its audio' });
+export type JobDeleted = Static<typeof JobDeleted>;
+
+/** Names of the SSE events that end the stream of /v1/jobs/{id}/events; changes before them are unnamed `data:` lines. */
+export const JOB_FINAL_EVENTS = ['done', 'failed', 'cancelled'] as const;
