@@ -2,7 +2,9 @@
 // once it holds enough text, and the elements still open there (<speak>, <voice>, <prosody>, ...) are closed
 // and opened again around the next piece, so each piece is spoken exactly as that part of the whole would be.
 import { Parser } from 'htmlparser2';
+import { SaxesParser } from 'saxes';
 import type { Break } from '../../synth/text/split.ts';
+import { DocumentError } from './errors.ts';
 
 export interface SsmlPiece {
   ssml: string;
@@ -15,8 +17,20 @@ const escapeAttr = (s: string): string => escapeText(s).replace(/"/g, '&quot;');
 
 const ENDS: Readonly<Record<string, Break>> = { p: 'paragraph', paragraph: 'paragraph', s: 'sentence', sentence: 'sentence' };
 
+/** Refuses SSML that is not well-formed XML (htmlparser2, which cuts it, would quietly repair it). */
+function checkWellFormed(ssml: string): void {
+  const parser = new SaxesParser({ position: true });
+  let failure: Error | null = null;
+  parser.on('error', (err) => {
+    failure ??= err;
+  });
+  parser.write(ssml).close();
+  if (failure) throw new DocumentError('ssml_invalid', `The SSML is not well-formed XML: ${(failure as Error).message}`);
+}
+
 /** Cuts `ssml` after paragraphs or sentences into pieces of about `targetChars` characters of text. */
 export function ssmlPieces(ssml: string, targetChars: number): SsmlPiece[] {
+  checkWellFormed(ssml);
   const pieces: SsmlPiece[] = [];
   const open: { name: string; tag: string }[] = [];
   let out = '';
