@@ -47,8 +47,6 @@ test('kill -9 mid-job: the restarted node finishes it without rendering a stored
   const first = await startProcess(env);
   let key: string;
   let jobId: string;
-  let storedAtKill: number;
-  let total: number;
   try {
     assert.equal((await post(first.base, '/api/auth/login', { email: 'reader@example.com' })).status, 200);
     const token = await mail.tokenFor('reader@example.com');
@@ -70,7 +68,7 @@ test('kill -9 mid-job: the restarted node finishes it without rendering a stored
   } finally {
     await first.stop('SIGKILL');
   }
-  ({ stored: storedAtKill, total } = storedPieces(jobId));
+  const { stored: storedAtKill, total } = storedPieces(jobId);
   assert.ok(storedAtKill >= 3 && storedAtKill < total, `${storedAtKill} of ${total} pieces stored when the node was killed`);
 
   const second = await startProcess(env);
