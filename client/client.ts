@@ -2,8 +2,13 @@
 import { errorFromResponse, VoxsmithError } from './errors.ts';
 import { SpeechStream, STREAM_SAMPLE_RATE, type StreamOptions, type WebSocketClass } from './stream.ts';
 import type {
+  ChapterIndex,
   ForgedVoice,
   Health,
+  Job,
+  JobCreateBody,
+  JobDeleted,
+  JobList,
   KeyList,
   Lexicon,
   LexiconDeleted,
@@ -27,6 +32,7 @@ import type {
   BreedRequest,
   CloneRequest,
   CreatedApiKey,
+  JobUploadRequest,
   OpenAISpeechRequest,
   OwnedVoice,
   SpeakRequest,
@@ -258,6 +264,83 @@ export class VoxsmithClient {
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     if (this.options.apiKey) url.searchParams.set('token', this.options.apiKey);
     return SpeechStream.open(url.href, WebSocketImpl);
+  }
+
+  // --- Long-form jobs (books) ---
+
+  /** Starts a job from text (plain, Markdown, HTML or SSML): answers at once with the job, queued. */
+  createJob(request: JobCreateBody, options: RequestOptions = {}): Promise<Job> {
+    return this.json('/v1/jobs', { method: 'POST', json: request, ...options });
+  }
+
+  /** Starts a job from a file (.txt, .md, .html, .ssml or .epub; `filename` tells which, unless `text_type` does). */
+  uploadJob(request: JobUploadRequest, options: RequestOptions = {}): Promise<Job> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(request)) {
+      if (value === undefined || name === 'file' || name === 'filename') continue;
+      form.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    }
+    form.set('file', request.file, request.filename);
+    return this.json('/v1/jobs', { method: 'POST', body: form, ...options });
+  }
+
+  async listJobs(options: RequestOptions = {}): Promise<Job[]> {
+    return (await this.json<JobList>('/v1/jobs', options)).jobs;
+  }
+
+  getJob(id: string, options: RequestOptions = {}): Promise<Job> {
+    return this.json(`/v1/jobs/${encodeURIComponent(id)}`, options);
+  }
+
+  /** Titles, lengths and start times of the chapters in the whole book. */
+  jobChapters(id: string, options: RequestOptions = {}): Promise<ChapterIndex> {
+    return this.json(`/v1/jobs/${encodeURIComponent(id)}/chapters`, options);
+  }
+
+  /** Cancels the job (if it still runs) and deletes it with its audio. */
+  deleteJob(id: string, options: RequestOptions = {}): Promise<JobDeleted> {
+    return this.json(`/v1/jobs/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
+  }
+
+  /**
+   * Follows a job over its Server-Sent Events: yields the job at once and at each change, and returns when it
+   * is done, has failed or was cancelled (the last value yielded says which).
+   */
+  async *watchJob(id: string, options: RequestOptions = {}): AsyncGenerator<Job | { id: string; status: 'cancelled' }> {
+    const res = await this.send(`/v1/jobs/${encodeURIComponent(id)}/events`, { ...options }, { accept: 'text/event-stream' });
+    if (!res.body) return;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (data !== '') yield JSON.parse(data) as Job;
+        }
+      }
+    } finally {
+      reader.releaseLock();
+      await res.body.cancel().catch(() => undefined);
+    }
+  }
+
+  /** The whole book's audio (once the job is done); `range` asks for bytes [start, end] only. */
+  async jobAudio(id: string, options: RequestOptions & { chapter?: number; range?: { start: number; end?: number } } = {}): Promise<SpeechAudio> {
+    const { chapter, range, ...rest } = options;
+    const path = chapter === undefined ? `/v1/jobs/${encodeURIComponent(id)}/audio` : `/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
+    const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
+    return this.audio(await this.send(path, { ...rest }, headers));
+  }
+
+  /** The URL of a job's audio (the book, or one chapter), e.g. for an <audio> element beside a session cookie. */
+  jobAudioUrl(id: string, chapter?: number): string {
+    return chapter === undefined ? `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/audio` : `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
   }
 
   // --- Account and operations ---

@@ -1,6 +1,6 @@
 // Request and response shapes of the Voxsmith API: the server's own schemas (src/schemas), as static types,
 // plus the few shapes that exist only on this side (decoded audio, a file to upload).
-import type { CloneFields, DoneMessage, Gender, SynthesizeMessage } from '../src/schemas/index.ts';
+import type { CloneFields, DoneMessage, Gender, JobCreateBody, JobSource, SynthesizeMessage } from '../src/schemas/index.ts';
 
 export type {
   ApiKey,
@@ -9,6 +9,11 @@ export type {
   ErrorBody,
   ErrorCode,
   Gender,
+  ChapterIndex,
+  Job,
+  JobChapter,
+  JobCreateBody as JobRequest,
+  JobStatus,
   Lexicon,
   LexiconRule,
   LexiconSummary,
@@ -58,4 +63,12 @@ export type CloneRequest = CloneFields & {
   /** A speech sample: wav, mp3, ogg (opus, vorbis) or flac. */
   audio: Blob;
   filename?: string;
+};
+
+/** A job from a file: the document as a Blob (a File in browsers) and the same fields as a JSON job. */
+export type JobUploadRequest = Omit<JobCreateBody, 'text' | 'text_type'> & {
+  file: Blob;
+  /** Its name; the extension (.txt, .md, .html, .ssml, .epub) says what it is unless text_type does. */
+  filename: string;
+  text_type?: JobSource;
 };

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { buildEpub, zipBomb, type EpubChapter } from '../helpers/epub.ts';
 import { ffmpegDecode, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
+import { VoxsmithClient } from '../../client/index.ts';
 
 // Long-form jobs through the real server, as a client drives them: upload, follow the events, fetch the audio.
 
@@ -248,6 +249,24 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
       const { bytes } = await bytesOf(`/v1/jobs/${j.id}/audio`);
       assert.ok(seconds(tmp.file(`${j.id}.audio`, bytes)) > 3);
     }
+  });
+});
+
+describe('the SDK', () => {
+  test('uploadJob, watchJob, jobChapters, jobAudio (with a range) and deleteJob', async () => {
+    const client = new VoxsmithClient({ baseUrl: s.base, apiKey: key });
+    const created = await client.uploadJob({ file: new Blob([buildEpub(CHAPTERS.slice(1))]), filename: 'short.epub', voice_id: 'flite-slt', format: 'mp3' });
+    const states = [];
+    for await (const state of client.watchJob(created.id)) states.push(state);
+    assert.equal(states.at(-1)?.status, 'done');
+    const index = await client.jobChapters(created.id);
+    assert.deepEqual(index.chapters.map((c) => c.title), ['Victory Mansions', 'The Street']);
+    const whole = await client.jobAudio(created.id);
+    const part = await client.jobAudio(created.id, { range: { start: 10, end: 19 } });
+    assert.deepEqual(part.audio, whole.audio.subarray(10, 20));
+    assert.equal((await client.jobAudio(created.id, { chapter: 1 })).contentType, 'audio/mpeg');
+    assert.deepEqual(await client.deleteJob(created.id), { id: created.id, deleted: true });
+    assert.ok(!(await client.listJobs()).some((j) => j.id === created.id));
   });
 });
 
