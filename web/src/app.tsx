@@ -13,12 +13,14 @@ import { ForgePage } from './pages/forge.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { LexiconsPage } from './pages/lexicons.tsx';
+import { BooksPage } from './pages/books.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 
 const NAV = [
   { to: '/', label: 'Playground' },
   { to: '/voices', label: 'Voices' },
   { to: '/forge', label: 'Forge' },
+  { to: '/books', label: 'Books' },
   { to: '/lexicons', label: 'Lexicons' },
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
@@ -35,6 +37,7 @@ function Routes({ path }: { path: string }) {
   if (voice) return <VoicePage id={decodeURIComponent(voice[1])} />;
   if (path === '/forge') return <ForgePage />;
   if (path === '/lexicons') return <LexiconsPage />;
+  if (path === '/books') return <BooksPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
   return <NotFoundPage />;
