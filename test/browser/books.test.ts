@@ -61,12 +61,12 @@ describe('Books page in Chromium', { skip }, () => {
     const seen = new Set<string>();
     const deadline = Date.now() + UI_TIMEOUT;
     while (!(await card.getByRole('button', { name: '▶ Play the book' }).isVisible())) {
-      for (const value of await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as HTMLProgressElement).value))) seen.add(String(value));
+      for (const value of await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value))) seen.add(String(value));
       assert.ok(Date.now() < deadline, 'the book finished');
       await page.waitForTimeout(50);
     }
     assert.ok(seen.size >= 2, `the chapter bars moved (${[...seen].join(', ')})`);
-    const values = await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as HTMLProgressElement).value));
+    const values = await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value));
     assert.deepEqual(values, [1, 1, 1]);
     await card.getByText('done', { exact: true }).waitFor();
     await b.screenshot('books-01-done');
@@ -77,15 +77,15 @@ describe('Books page in Chromium', { skip }, () => {
     await card.getByRole('button', { name: 'Play The House' }).click();
     const player = card.locator('audio.book-player');
     await player.waitFor();
-    await page.waitForFunction(() => {
-      const a = document.querySelector('audio.book-player') as HTMLAudioElement | null;
+    await page.waitForFunction(`(() => {
+      const a = document.querySelector('audio.book-player');
       return a !== null && a.readyState >= 1 && a.duration > 3;
-    });
+    })()`);
     await card.getByRole('button', { name: '▶ Play the book' }).click();
-    await page.waitForFunction(() => {
-      const a = document.querySelector('audio.book-player') as HTMLAudioElement | null;
+    await page.waitForFunction(`(() => {
+      const a = document.querySelector('audio.book-player');
       return a !== null && a.src.endsWith('/audio') && !a.src.includes('/chapters/') && a.readyState >= 1 && a.duration > 10;
-    });
+    })()`);
     const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('link', { name: 'Download the book' }).click()]);
     assert.equal(download.suggestedFilename(), 'The Valley.mp3');
     const path = join(dir, 'book.mp3');
