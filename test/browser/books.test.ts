@@ -26,7 +26,8 @@ before(async () => {
     epubPath,
     buildEpub(
       [
-        { title: 'Arrival', paragraphs: ['The train came into the station late in the evening, and nobody was waiting on the platform.', 'She carried her one bag up the hill.'] },
+        // Long enough to render in several pieces, so the bars are seen part-way.
+        { title: 'Arrival', paragraphs: Array.from({ length: 8 }, (_, i) => `The train came into the station late in the evening (${i + 1}), and nobody was waiting on the platform. She carried her one bag up the hill.`) },
         { title: 'The House', paragraphs: ['The house stood at the end of the lane, its windows dark, its garden wild with summer grass.'] },
         { title: 'Morning', paragraphs: ['In the morning the fog lifted, and the whole valley lay below her in the sun.'] },
       ],
