@@ -21,6 +21,7 @@ import { streamLatency } from './sections/stream-latency.ts';
 import { throughput, PROBE_PATH } from './sections/throughput.ts';
 import { cacheHit } from './sections/cache-hit.ts';
 import { fairness } from './sections/fairness.ts';
+import { jobsBench } from './sections/jobs.ts';
 import { streamsAtOnce } from './sections/streams-64.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
@@ -136,6 +137,15 @@ try {
   done(11, await cacheHit(defaults.base, keyB, VOICES[0], SETTINGS.runs));
 } finally {
   await defaults.stop();
+  agent.destroy();
+}
+
+log('15 long-form jobs: a 100 000-character book, and a sentence\'s first audio while it renders');
+const books = await startService({ env: {}, keys: 1 });
+try {
+  done(15, await jobsBench(books.base, books.keys[0] as string, VOICES[0], availableParallelism(), SETTINGS.runs));
+} finally {
+  await books.stop();
   agent.destroy();
 }
 
