@@ -1,6 +1,7 @@
 // An ID3v2.3 tag with the book's title and author and its chapters (the ID3v2 Chapter Frame Addendum: a CTOC
 // table of contents listing CHAP frames, each with its start and end time and a TIT2 title), which podcast and
 // audiobook players, and ffprobe -show_chapters, read. Version 2.3 rather than 2.4: more players read it.
+import { concatBytes as concat } from '../audio/encoders/types.ts';
 
 export interface TagChapter {
   title: string;
@@ -34,16 +35,6 @@ function textField(text: string, terminated: boolean): Uint8Array {
     const c = text.charCodeAt(i);
     out[3 + 2 * i] = c & 0xff;
     out[4 + 2 * i] = c >> 8;
-  }
-  return out;
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // its audio, and cancel and delete it.
 import { AppError } from '../errors.ts';
 import { FORMATS } from '../audio/encoders/index.ts';
-import type { Job, JobChapter, JobSource, JobStatus } from '../schemas/jobs.ts';
+import { JOB_FINAL_EVENTS, type Job, type JobChapter, type JobSource, type JobStatus } from '../schemas/jobs.ts';
 import type { SpeechFormat } from '../schemas/speech.ts';
 import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
@@ -49,7 +49,7 @@ const POLL_MS = 2_000;
 /** Changes closer together than this reach an event stream as one (a book stores many pieces a second). */
 const COALESCE_MS = 150;
 const LIST_LIMIT = 100;
-const FINAL: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
+const FINAL: ReadonlySet<string> = new Set(JOB_FINAL_EVENTS);
 
 const audioUrl = (id: string): string => `/v1/jobs/${encodeURIComponent(id)}/audio`;
 const chapterUrl = (id: string, n: number): string => `/v1/jobs/${encodeURIComponent(id)}/chapters/${n}/audio`;

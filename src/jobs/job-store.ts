@@ -123,8 +123,6 @@ export interface NewJob {
 /** Rows written per insert when a job is created (SQLite allows 32 766 bound values per statement). */
 const INSERT_BATCH = 200;
 
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
 export const chapterPart = (n: number): string => `chapter:${n}`;
 
 export function newAttempt(): string {
@@ -313,6 +311,11 @@ export class JobStore {
       .execute();
   }
 
+  /** The stored rows of one attempt at a part. */
+  private audioRows(jobId: string, part: string, attempt: string) {
+    return this.db.selectFrom('job_audio').where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt);
+  }
+
   /** Moves an attempt's rows `by` bytes later in the file (a header that goes before them is known only at the end). */
   async shiftAudio(jobId: string, part: string, attempt: string, by: number): Promise<void> {
     await this.db
@@ -326,7 +329,7 @@ export class JobStore {
 
   /** Overwrites the first bytes of row `seq` (a header whose counts are known only at the end). */
   async patchAudio(jobId: string, part: string, attempt: string, seq: number, patch: Uint8Array): Promise<void> {
-    const row = await this.db.selectFrom('job_audio').select('bytes').where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt).where('seq', '=', seq).executeTakeFirst();
+    const row = await this.audioRows(jobId, part, attempt).select('bytes').where('seq', '=', seq).executeTakeFirst();
     if (!row || row.bytes.length < patch.length) throw new Error(`no room for a ${patch.length}-byte header in ${part}`);
     const bytes = Buffer.from(row.bytes);
     bytes.set(patch, 0);
@@ -335,12 +338,8 @@ export class JobStore {
 
   /** Bytes stored for a part. */
   async partLength(jobId: string, part: string, attempt: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('job_audio')
+    const row = await this.audioRows(jobId, part, attempt)
       .select(['start_byte', sql<number | string>`length(bytes)`.as('size')])
-      .where('job_id', '=', jobId)
-      .where('part', '=', part)
-      .where('attempt', '=', attempt)
       .orderBy('seq', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -432,25 +431,14 @@ export class JobStore {
   async *readAudio(jobId: string, part: string, attempt: string, from: number, to: number): AsyncGenerator<Uint8Array> {
     if (to <= from) return;
     // The row that holds `from`, then every row until `to`.
-    const first = await this.db
-      .selectFrom('job_audio')
+    const first = await this.audioRows(jobId, part, attempt)
       .select('seq')
-      .where('job_id', '=', jobId)
-      .where('part', '=', part)
-      .where('attempt', '=', attempt)
       .where('start_byte', '<=', from)
       .orderBy('start_byte', 'desc')
       .limit(1)
       .executeTakeFirst();
     for (let seq = first?.seq ?? 0; ; seq++) {
-      const row = await this.db
-        .selectFrom('job_audio')
-        .select(['start_byte', 'bytes'])
-        .where('job_id', '=', jobId)
-        .where('part', '=', part)
-        .where('attempt', '=', attempt)
-        .where('seq', '=', seq)
-        .executeTakeFirst();
+      const row = await this.audioRows(jobId, part, attempt).select(['start_byte', 'bytes']).where('seq', '=', seq).executeTakeFirst();
       if (!row) return;
       const start = Number(row.start_byte);
       const end = start + row.bytes.length;
@@ -495,4 +483,3 @@ export class JobStore {
   }
 }
 
-export { num as numberOrNull };

@@ -54,7 +54,7 @@ async function readUpload(request: FastifyRequest): Promise<void> {
  * Errors; they are the client's fault, so a 400 saying what was wrong. Our own errors and the parser's
  * coded limits (413s, mapped by the error handler) pass through.
  */
-function multipartError(error: unknown): unknown {
+export function multipartError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) return error;
   const detail = error instanceof Error && error.message ? `: ${error.message.replace(/^Multipart: /, '')}` : '';

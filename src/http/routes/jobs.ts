@@ -18,6 +18,7 @@ import {
 } from '../../schemas/jobs.ts';
 import type { JobAudio } from '../../jobs/job-service.ts';
 import { requireAuth } from '../plugins/auth.ts';
+import { multipartError } from './forge.ts';
 import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 /**
@@ -32,13 +33,6 @@ const FIELD_BYTES = 8 * 1024;
 
 /** Upload file names travel beside the body, which the schema checks as the form's fields only. */
 const uploadNames = new WeakMap<FastifyRequest, string>();
-
-function multipartError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) return error;
-  const detail = error instanceof Error && error.message ? `: ${error.message.replace(/^Multipart: /, '')}` : '';
-  return new AppError('invalid_multipart', `The multipart body is malformed${detail}`);
-}
 
 /** Reads a multipart upload into `request.body` (the file as bytes, the fields as strings) before validation. */
 async function readUpload(request: FastifyRequest): Promise<void> {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { JOB_FINAL_EVENTS } from '../../../src/schemas/jobs.ts';
 import { SPEECH_FORMATS } from '../../../src/schemas/speech.ts';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
@@ -9,7 +10,7 @@ import { useFailure } from '../session.ts';
 import type { AudioFormat, Job } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
-const FINISHED = new Set(['done', 'failed', 'cancelled']);
+const FINISHED: ReadonlySet<string> = new Set(JOB_FINAL_EVENTS);
 const percent = (x: number): string => `${Math.round(x * 100)}%`;
 
 function duration(seconds: number | null): string {
@@ -32,11 +33,12 @@ function useJobEvents(job: Job, onChange: (job: Job) => void): void {
       if ('chapters' in data) onChange(data);
     };
     source.onmessage = take;
-    for (const name of ['done', 'failed']) source.addEventListener(name, (e) => {
-      take(e as MessageEvent<string>);
-      source.close();
-    });
-    source.addEventListener('cancelled', () => source.close());
+    for (const name of JOB_FINAL_EVENTS) {
+      source.addEventListener(name, (e) => {
+        take(e as MessageEvent<string>);
+        source.close();
+      });
+    }
     return () => source.close();
   }, [job.id, running, onChange]);
 }
