@@ -293,9 +293,10 @@ export class JobRunner {
 
   /**
    * Queues again whatever unfinished jobs still need (tasks a restarted node or a lost queue no longer holds;
-   * the queue drops the ones it already has), and deletes jobs past their retention.
+   * the queue drops the ones it already has), and deletes jobs past their retention. Runs at start and every
+   * `sweepMs`.
    */
-  private async sweep(): Promise<void> {
+  async sweep(): Promise<void> {
     if (this.closed) return;
     const { store, queue, log } = this.deps;
     try {

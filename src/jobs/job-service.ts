@@ -175,6 +175,11 @@ export class JobService {
     await this.deps.runner.changed(id);
   }
 
+  /** Deletes the jobs past JOB_RETENTION_DAYS and queues what unfinished ones need, now (it also runs every minute). */
+  sweep(): Promise<void> {
+    return this.deps.runner.sweep();
+  }
+
   /** The whole book, once done. */
   async bookAudio(userId: string, id: string): Promise<JobAudio> {
     const { store } = this.deps;

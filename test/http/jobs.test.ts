@@ -5,6 +5,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { buildEpub, zipBomb, type EpubChapter } from '../helpers/epub.ts';
 import { ffmpegDecode, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { VoxsmithClient } from '../../client/index.ts';
+import { sql } from 'kysely';
 
 // Long-form jobs through the real server, as a client drives them: upload, follow the events, fetch the audio.
 
@@ -249,6 +250,24 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
       const { bytes } = await bytesOf(`/v1/jobs/${j.id}/audio`);
       assert.ok(seconds(tmp.file(`${j.id}.audio`, bytes)) > 3);
     }
+  });
+});
+
+describe('retention', () => {
+  test('a finished job past JOB_RETENTION_DAYS is deleted with its audio', async () => {
+    const res = await s.request('/v1/jobs', { json: { text: '<speak><p>Short lived.</p></speak>', voice_id: 'flite-slt' }, bearer: key });
+    const created = (await res.json()) as JobBody & { text_type: string; expires_at: string | null };
+    assert.equal(created.text_type, 'ssml', 'text starting with <speak> is SSML');
+    const done = (await waitFor(created.id, 'done')) as JobBody & { expires_at: string; finished_at: string };
+    const days = (Date.parse(done.expires_at) - Date.parse(done.finished_at)) / 86_400_000;
+    assert.equal(Math.round(days), 7);
+    await s.app.services.jobs.sweep();
+    assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 200, 'kept until it expires');
+    await sql`update jobs set expires_at = ${new Date(Date.now() - 1000).toISOString()} where id = ${created.id}`.execute(s.app.services.db);
+    await s.app.services.jobs.sweep();
+    assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 404);
+    const left = await sql<{ n: number | string }>`select count(*) as n from job_audio where job_id = ${created.id}`.execute(s.app.services.db);
+    assert.equal(Number(left.rows[0].n), 0);
   });
 });
 

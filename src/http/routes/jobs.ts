@@ -17,6 +17,7 @@ import {
   type JobUploadFields,
 } from '../../schemas/jobs.ts';
 import type { JobAudio } from '../../jobs/job-service.ts';
+import { isSsml } from '../../speech/markup.ts';
 import { requireAuth } from '../plugins/auth.ts';
 import { multipartError } from './forge.ts';
 import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
@@ -171,7 +172,8 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
       } else {
         const body = request.body as JobCreateBody;
         job = await jobs.create(caller, {
-          source: body.text_type ?? 'text',
+          // As on /v1/speak: a text that starts with <speak> is SSML unless text_type says otherwise.
+          source: body.text_type ?? (isSsml(body.text, undefined) ? 'ssml' : 'text'),
           text: body.text,
           voiceId: body.voice_id,
           speed: body.speed,
