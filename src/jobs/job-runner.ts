@@ -63,6 +63,8 @@ export class JobRunner {
 
   /** Starts taking tasks, and queues again the work of every unfinished job (this node may have been restarted). */
   async start(): Promise<void> {
+    // The app may close before the database answered and the runner was due to start.
+    if (this.closed) return;
     const { queue, sharedState } = this.deps;
     queue.start(
       (task, signal) => this.handle(task, signal),

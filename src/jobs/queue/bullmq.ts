@@ -52,6 +52,7 @@ export class BullTaskQueue implements TaskQueue {
   }
 
   start(handler: TaskHandler, onFailed: (task: JobTask, error: Error) => void): void {
+    if (this.closed || this.worker) return;
     const lockDuration = this.options.lockMs ?? 30_000;
     this.worker = new Worker(
       QUEUE_NAME,
