@@ -64,7 +64,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['the 2nd and the 3rd', 'the second and the third'],
     ['in 1905', 'in nineteen oh five'],
     ['in 2008', 'in two thousand eight'],
-    ['since 1066', 'since one thousand sixty-six'],
+    ['since 1066', 'since ten sixty-six'],
     ['from 1939-1945', 'from nineteen thirty-nine to nineteen forty-five'],
     ['Fri. Oct. 13 was unlucky.', 'Friday October thirteenth was unlucky.'],
     ['We met in Jan. and again in Feb.', 'We met in January and again in February.'],
@@ -180,7 +180,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['a .22 rifle', 'a point two two rifle'],
     ['0.75', 'zero point seven five'],
     ['3.14159', 'three point one four one five nine'],
-    ['version 2.0.1', 'version two dot zero dot one'],
+    ['version 2.0.1', 'version two point oh point one'],
   ]),
   // Ranges.
   ...pairs(false, [
@@ -253,7 +253,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['2,500 people', 'two thousand five hundred people'],
     ['-7', 'minus seven'],
     ['mp3 files', 'mp three files'],
-    ['room 101', 'room one hundred one'],
+    ['room 101', 'room one oh one'],
     ['No. 1 hit', 'number one hit'],
     ['#5', 'number five'],
     ['3 + 4 = 7', 'three plus four equals seven'],
