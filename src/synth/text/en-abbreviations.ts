@@ -69,8 +69,9 @@ export const ABBREVIATION_RULES: readonly Rule[] = [
     const key = m[1].toLowerCase();
     const expansion = ANYWHERE[key];
     if (!expansion) return undefined;
-    // "inc." in lower case is rarely the company suffix; keep proper nouns to their written capital.
-    if (PROPER.has(key) && !/^\p{Lu}/u.test(m[1])) return undefined;
+    // "inc." in lower case is rarely the company suffix, nor "CO." (Colorado): proper nouns need their written
+    // capital and no more.
+    if (PROPER.has(key) && !/^\p{Lu}\p{Ll}*$/u.test(m[1])) return undefined;
     return `${PROPER.has(key) ? expansion : withCase(m[1], expansion)}${endsSentence(text, m.index + m[0].length) ? '.' : ''}`;
   }],
   [/\be\.g\.(?!\w)/gi, () => 'for example'],

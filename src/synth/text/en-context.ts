@@ -51,13 +51,14 @@ const DETERMINER = /\b(?:a|an|the|this|that|these|those|my|your|his|her|its|our|
 
 /**
  * A quantity used as an adjective, which takes the singular unit: "a $5,000 prize" is a five thousand dollar prize,
- * "a 12 V battery" a twelve volt battery. It needs a determiner before it and a noun after it (a lower-case word
- * that is not a verb, a preposition or another function word); a hyphen after the quantity settles it alone.
+ * "a 12 V battery" a twelve volt battery. It needs a determiner before it and a noun after it (a word that is not
+ * a verb, a preposition, a pronoun or another function word); a hyphen after the quantity settles it alone.
  */
 export function isAttributive(text: string, start: number, end: number): boolean {
   const after = text.slice(end);
   if (/^-[a-z]/.test(after)) return true;
-  const next = /^\s+([a-z][a-z'-]*)/.exec(after)?.[1];
+  // A noun may be a name or an initialism too: "a $25 Amazon card", "a 55 in TV".
+  const next = /^\s+([A-Za-z][A-Za-z'-]*)/.exec(after)?.[1]?.toLowerCase();
   if (next === undefined || NOT_NOUNS.has(next)) return false;
   return DETERMINER.test(text.slice(0, start));
 }

@@ -42,7 +42,7 @@ function weekday(token: string): string {
 // Words after which "3/15" is a date rather than a fraction.
 const DATE_CONTEXT = /\b(?:on|by|until|till|from|since|before|after|due|through|starting|ending|dated|expires?|deadline|date)\s+$/i;
 // Words after which a slash form is a score: "rated 4.5/5", "scored 45/50".
-const SCORE_CONTEXT = /\b(?:scored?|scoring|rated|rating|rates|got|gets|earned|graded|grade|marks?|points?)\s+$/i;
+const SCORE_CONTEXT = /\b(?:scored?|scoring|rated|rating|rates|got|gets|earned|graded|grade|marks?|points?|(?:give|gave|given|rate) (?:it|them|him|her|this))\s+$/i;
 // Words after a slash form that make it a fraction: "2/3 cup", "1/4 of", "5/16 inch", "3/4-mile".
 const FRACTION_AFTER = new RegExp(
   `^(?:\\s*-?\\s*(?:of|an?|cups?|teaspoons?|tablespoons?|inch(?:es)?|in\\b|miles?|pounds?|ounces?|gallons?|liters?|litres?|quarts?|pints?|` +
@@ -130,7 +130,7 @@ export const DATE_RULES: readonly Rule[] = [
     if (den === 0 || num >= den) return undefined;
     return `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}`;
   }],
-  [new RegExp(`(?<![\\w.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])`, 'g'), (m) => {
+  [new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])`, 'g'), (m) => {
     const [num, den] = VULGAR[m[2]];
     return m[1] ? `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}` : ` ${fraction(num, den)}`;
   }],

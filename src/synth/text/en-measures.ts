@@ -39,7 +39,7 @@ export const MEASURE_RULES: readonly Rule[] = [
   // Feet and inches with primes: 5'10", 6′.
   [/(?<![\w.])(\d+)\s?['′]\s?(\d+(?:\.\d+)?)\s?(?:"|″|'')/g, (m) =>
     `${cardinal(Number(m[1]))} ${m[1] === '1' ? 'foot' : 'feet'} ${decimal(m[2])} ${isOne(m[2]) ? 'inch' : 'inches'}`],
-  [/(?<![\w.])(\d+(?:\.\d+)?)\s?(?:″|")(?=\s+[a-z])/g, (m, text) => {
+  [/(?<![\w.])(\d+(?:\.\d+)?)\s?(?:″|")(?=\s+\p{L})/gu, (m, text) => {
     const adjective = isAttributive(text, m.index, m.index + m[0].length);
     return `${decimal(m[1])} ${adjective || isOne(m[1]) ? 'inch' : 'inches'}`;
   }],
@@ -72,5 +72,5 @@ export const MEASURE_RULES: readonly Rule[] = [
   [new RegExp(`(?<![\\w.,])(-?${NUM})(?:\\s?(bn|mn|tn)|([kMB]))(?![\\w])`, 'g'), (m) =>
     `${decimal(m[1])} ${SCALE_WORDS[(m[2] ?? m[3]).toLowerCase()]}`],
   // Multipliers: "2x faster", "10× zoom", "1.5x speed".
-  [/(?<![\w.,])(\d+(?:\.\d+)?)\s?[x×](?=\s+[a-z]|\s*[,.;:!?)]|\s*$)/g, (m) => `${decimal(m[1])} times`],
+  [/(?<![\w.,])(\d+(?:\.\d+)?)\s?[x×](?=\s+[a-z])/g, (m) => `${decimal(m[1])} times`],
 ];

@@ -104,7 +104,7 @@ function readRoman(token: string, text: string, index: number): string | undefin
   if (LETTERS_NOT_NUMERALS.has(token)) return undefined;
   if (SPELLED[token]) return SPELLED[token];
   // "an IV drip" is spelled.
-  if (prevKey === 'an') return undefined;
+  if (prevKey === 'an') return token.toUpperCase().split('').join(' ');
   // "Final Fantasy VII", "Apollo XI": a titled thing after a capitalised word. Sequels and series stay small;
   // "Washington DC" and "Nikon DX" are letters.
   const titleLike = value <= 39 || (token.length >= 3 && value < 100);

@@ -9,6 +9,18 @@ import { CURRENCY_SIGNS } from './en-units.ts';
 /** Whether an equals sign follows in the same clause: then "-" and "x" between numbers are arithmetic. */
 const equationAhead = (text: string, end: number): boolean => /^[^.;,!?]*=/.test(text.slice(end));
 
+/** Signs before a quantity, read before the quantity rules turn it into words ("~3 hours", "< 5 ms"). */
+export const QUALIFIER_RULES: readonly Rule[] = [
+  [/\s?±\s?/g, () => ' plus or minus '],
+  [/~\s?(?=[\d$£€¥₹.])/g, () => 'about '],
+  [/≈\s?/g, () => ' approximately '],
+  [/≤\s?/g, () => ' less than or equal to '],
+  [/≥\s?/g, () => ' greater than or equal to '],
+  [/≠\s?/g, () => ' not equal to '],
+  [/<\s?(?=[-\d$£€¥₹.])/g, () => ' less than '],
+  [/>\s?(?=[-\d$£€¥₹.])/g, () => ' more than '],
+];
+
 export const MATH_RULES: readonly Rule[] = [
   [/(?<=\d)\s?\+\s?(?=\d)/g, () => ' plus '],
   [/(?<=\d)\s?[x×]\s?(?=\d)/g, (m, text) => (m[0].includes('×') && equationAhead(text, m.index + m[0].length) ? ' times ' : ' by ')],
@@ -19,14 +31,6 @@ export const MATH_RULES: readonly Rule[] = [
   // "10 - 3 = 7" subtracts; "10 - 12" with spaces is a range.
   [/(?<=\d)\s[-–]\s(?=\d)/g, (m, text) => (equationAhead(text, m.index + m[0].length) ? ' minus ' : ' to ')],
   [/(?<=\d)\s?−\s?(?=\d)/g, () => ' minus '],
-  [/\s?±\s?/g, () => ' plus or minus '],
-  [/~\s?(?=[\d$£€¥₹.])/g, () => 'about '],
-  [/≈\s?/g, () => ' approximately '],
-  [/≤\s?/g, () => ' less than or equal to '],
-  [/≥\s?/g, () => ' greater than or equal to '],
-  [/≠\s?/g, () => ' not equal to '],
-  [/<\s?(?=[-\d$£€¥₹.])/g, () => ' less than '],
-  [/>\s?(?=[-\d$£€¥₹.])/g, () => ' more than '],
   [/\s?=\s?/g, () => ' equals '],
   [/(?<=\d)²/g, () => ' squared'],
   [/(?<=\d)³/g, () => ' cubed'],
@@ -52,7 +56,7 @@ const SIGN_WORDS: Readonly<Record<string, string>> = {
   '¢': 'cents', '−': 'minus', '×': 'times', '÷': 'divided by',
 };
 // Said by some engine but not by a reader: trademarks, footnote marks, bullets, markup.
-const SILENT = /[*_|\\^~`™®℠†‡•·★☆✓✔✗✘♦◆■□▪●○←↑↓⇒⇐↔]+/g;
+const SILENT = /[*_|\\^~`<>{}′″™®℠†‡•·★☆✓✔✗✘♦◆■□▪●○←↑↓⇒⇐↔]+/g;
 
 export const SYMBOL_RULES: readonly Rule[] = [
   [/(?<![\w/])(w\/o|w\/|c\/o|a\/c|n\/a|and\/or|b\/c)(?![\w/])/gi, (m) => ` ${SLASH_WORDS[m[1].toLowerCase()]} `],

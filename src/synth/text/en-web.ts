@@ -9,6 +9,11 @@ import { cardinal, digits, integerWords } from './number-words.ts';
 const TLDS =
   'com|org|net|edu|gov|mil|int|info|biz|io|ai|co|app|dev|tv|me|ly|gg|fm|xyz|online|site|tech|store|blog|news|cloud|' +
   'page|wiki|shop|museum|travel|uk|us|ca|de|fr|es|it|nl|be|ch|at|se|no|dk|fi|pl|cz|ru|cn|jp|kr|in|au|nz|br|mx|ar|za|ie|eu|pt|gr|il|sg|hk|tw';
+// Extensions after a name that make it a file name ("report.pdf") or a product name ("Node.js").
+const FILE_EXTENSIONS =
+  'js|ts|jsx|tsx|mjs|py|rb|rs|java|kt|swift|cpp|hpp|cs|php|html|htm|css|scss|json|xml|yml|yaml|toml|ini|cfg|md|txt|' +
+  'csv|tsv|log|pdf|docx?|xlsx?|pptx?|odt|rtf|jpe?g|png|gif|svg|webp|bmp|tiff?|mp3|mp4|wav|flac|ogg|mov|avi|mkv|zip|' +
+  'tar|gz|tgz|7z|rar|exe|dmg|iso|apk|sh|bat|ps1|sql|db|wasm';
 // Labels said as words though they are two letters.
 const SAID_AS_WORDS = new Set(['co', 'me', 'go', 'to', 'so', 'my', 'no', 'do']);
 
@@ -77,6 +82,8 @@ export const WEB_RULES: readonly Rule[] = [
     if (!/[a-z]/i.test(url) || url.length < 4) return undefined;
     return `${speakUrl(url)}${tail}`;
   }],
+  // File names and dotted product names: "index.html", "Node.js" (espeak-ng would say the dot, flite would not).
+  [new RegExp(`\\b([A-Za-z][\\w-]*)\\.(${FILE_EXTENSIONS})(?![\\w]|\\.\\w)`, 'g'), (m) => `${speakPiece(m[1], false)} dot ${speakPiece(m[2], false)}`],
   // Handles: "@nasa".
   [/(?<![\w@.])@([A-Za-z_][A-Za-z0-9_]{0,38})\b/g, (m) => `at ${m[1].split('_').filter(Boolean).join(' underscore ')}`],
   // Hashtags: "#summer", "#ThrowbackThursday" (its words apart).
@@ -105,5 +112,5 @@ export const VERSION_RULES: readonly Rule[] = [
     return parts.every((p) => p <= 255) ? parts.map(cardinal).join(' dot ') : undefined;
   }],
   // Other dotted sequences are versions: "2.4.1" is "two point four point one".
-  [/(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)/g, (m) => m[0].split('.').map((p, i) => (i > 0 && p === '0' ? 'oh' : integerWords(p))).join(' point ')],
+  [/(?<![\w.])(?!\d{1,2}\.\d{1,2}\.\d{4}(?![\d.]))\d+(?:\.\d+){2,}(?![\w]|\.\d)/g, (m) => m[0].split('.').map((p, i) => (i > 0 && p === '0' ? 'oh' : integerWords(p))).join(' point ')],
 ];

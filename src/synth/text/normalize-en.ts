@@ -8,7 +8,7 @@ import { DATE_RULES, MONTH_ABBREVIATION_RULES } from './en-dates.ts';
 import { MEASURE_RULES } from './en-measures.ts';
 import { PLACE_RULES, STREET_RULES } from './en-places.ts';
 import { ROMAN_RULES } from './en-roman.ts';
-import { MATH_RULES, SYMBOL_RULES } from './en-symbols.ts';
+import { MATH_RULES, QUALIFIER_RULES, SYMBOL_RULES } from './en-symbols.ts';
 import { VERSION_RULES, WEB_RULES } from './en-web.ts';
 import { replaceMapped, trimMapped, verbatim, type MappedText } from './mapped.ts';
 import { cardinal, decimal, digits, integerWords, ordinalOfWords, year } from './number-words.ts';
@@ -23,10 +23,18 @@ const CALL_CONTEXT = /\b(?:call|calls|called|calling|dial|dialed|dialled|dialing
 const YEAR_CONTEXT =
   /\b(?:in|since|by|until|till|from|before|after|during|of|circa|year|around|through|to|summer|winter|spring|autumn|fall|early|late|mid|born|founded|established|built|est\.|c\.|ca\.|between|and|than|as of|back in)\s*$/i;
 const YEAR_AFTER = /^\s*(?:AD|BC|BCE|CE|A\.D\.|B\.C\.)\b/;
+// "the 2024 election", "a 1967 Mustang": a year before a noun (a plural noun counts: "the 2000 runners").
+const DETERMINER_BEFORE = /\b(?:the|a|an|this|that|her|his|their|our|its|my|your)\s+$/i;
+
+/** "runners" and "athletes" are plurals; "census", "class", "crisis" and "physics" are not. */
+const isPlural = (word: string): boolean => /s$/.test(word) && !/(?:ss|us|is|ics)$/.test(word);
 
 function numberWithYearContext(n: string, before: string, after: string): string {
   const v = Number(n);
-  if (n.length === 4 && v >= 1000 && v <= 2099 && (YEAR_CONTEXT.test(before) || YEAR_AFTER.test(after))) return year(v);
+  if (n.length !== 4 || v < 1000 || v > 2099) return integerWords(n);
+  if (YEAR_CONTEXT.test(before) || YEAR_AFTER.test(after) || /(?:©|\([Cc]\)|[Cc]opyright)\s*$/.test(before)) return year(v);
+  const next = /^\s+([\p{L}]+)/u.exec(after)?.[1];
+  if (v >= 1800 && DETERMINER_BEFORE.test(before) && next !== undefined && (/^\p{Lu}/u.test(next) || !isPlural(next))) return year(v);
   return integerWords(n);
 }
 
@@ -35,6 +43,7 @@ const RULES: readonly Rule[] = [
   [/(?<=^|[\s(=:[])[−–](?=\s?[\d$£€¥₹.])/g, () => '-'],
   // Addresses on the web and in mail come first: their dots, slashes and digits are not numbers.
   ...WEB_RULES,
+  ...QUALIFIER_RULES,
   ...BEFORE_NUMBER_RULES,
   // Phone numbers, read digit by digit in their groups: +44 20 7946 0958, 1-800-555-0199, (555) 123-4567, 555-1234.
   [/\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,4}(?![\d.,]\d)|(?:\b1[-.])?(?:\(\d{3}\)\s?|\b\d{3}[-.])\d{3}[-.]\d{4}\b|\b\d{3}-\d{4}\b/g, (m) =>
