@@ -74,6 +74,11 @@ export const ABBREVIATION_RULES: readonly Rule[] = [
     if (PROPER.has(key) && !/^\p{Lu}\p{Ll}*$/u.test(m[1])) return undefined;
     return `${PROPER.has(key) ? expansion : withCase(m[1], expansion)}${endsSentence(text, m.index + m[0].length) ? '.' : ''}`;
   }],
+  // Written without their period, these are still not words: "Lakers vs Celtics", "approx 3 km".
+  [/\b(vs|approx|etc)\b(?!\.)/g, (m) => ({ vs: 'versus', approx: 'approximately', etc: 'et cetera' })[m[1]]],
+  // "c. 1850" is circa; "2nd ed." an edition.
+  [/\bc\.\s?(?=\d{3,4}\b)/g, () => 'circa '],
+  [/(?<=\b(?:\d+(?:st|nd|rd|th)|first|second|third|[a-z]+th)\s)(ed|edn)\.(?!\w)/g, (m, text) => `edition${keptPeriod(m[0], text, m.index + m[0].length)}`],
   [/\be\.g\.(?!\w)/gi, () => 'for example'],
   [/\bi\.e\.(?!\w)/gi, () => 'that is'],
   [/\ba\.k\.a\.?(?!\w)/gi, () => 'also known as'],

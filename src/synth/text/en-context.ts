@@ -21,7 +21,8 @@ export const SENTENCE_STARTERS = new Set(
     'Then If When After Before For From To Of By With As Or Nor Yet Is Are Was Were Be Been Has Have Had Do Does Did ' +
     'Will Would Can Could Should May Might Must Call Dial Text See Read Buy Get Take Visit Add Use About Over Under ' +
     'Only Just Every Each Some All No Not Now Today Tomorrow Yesterday Around Approximately Nearly Almost Since Until ' +
-    'Between Among Per Up Down Out Off Into Onto Through During Without Within Across Behind Beyond Near Past Like'
+    'Between Among Per Up Down Out Off Into Onto Through During Without Within Across Behind Beyond Near Past Like ' +
+    'Roughly Exactly Precisely Maybe Perhaps Another Total Over Under Less More Fewer Least Most Another Several Many'
   ).split(' '),
 );
 

@@ -58,7 +58,8 @@ function slashReading(a: string, b: string, text: string, start: number, end: nu
   const den = Number(b);
   if (/\./.test(a) || SCORE_CONTEXT.test(before) || /^\s*stars?\b/.test(after)) return `${a.includes('.') ? decimalWords(a) : cardinal(num)} out of ${cardinal(den)}`;
   const date = /\./.test(a) ? undefined : dateWords(undefined, num, den);
-  if (date && (WEEKDAY_BEFORE.test(before) || DATE_CONTEXT.test(before))) return date;
+  // "03/12": a leading zero is written only in dates.
+  if (date && (WEEKDAY_BEFORE.test(before) || DATE_CONTEXT.test(before) || /^0\d/.test(a) || /^0\d/.test(b))) return date;
   if (den === 0) return `${cardinal(num)} over zero`;
   if (FRACTION_AFTER.test(after)) return fraction(num, den);
   if (date && den > 12 && !POWERS_OF_TWO.has(den)) return date;
@@ -102,10 +103,12 @@ const MERIDIEM = '(?:\\s*([AaPp])\\.?\\s?[Mm]\\b\\.?)';
 
 export const DATE_RULES: readonly Rule[] = [
   // "Mon. Jan. 5", "Tue 3/12", "Fri, 6/7": a short weekday before a date is said in full, and its period ends nothing.
-  [new RegExp(`\\b(${Object.keys(WEEKDAYS).join('|')})(\\.(?=,?\\s+(?:${MONTH_ALT}|\\d))|(?=,?\\s+(?:(?:${MONTH_ALT})\\s+\\d|\\d{1,2}\\/\\d{1,2}(?!\\d))))`, 'g'), (m) => WEEKDAYS[m[1]]],
+  [new RegExp(`\\b(${Object.keys(WEEKDAYS).join('|')})(\\.(?=,?\\s+(?:${MONTH_ALT}|\\d))|(?=,?\\s+(?:(?:${MONTH_ALT})\\s+\\d|\\d{1,2}\\/\\d{1,2}(?!\\d)|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTH_ALT})(?![a-z]))))`, 'g'), (m) => WEEKDAYS[m[1]]],
   // Weekday and month ranges: "Mon–Fri", "Tue-Thu", "Jan–Mar" are "Monday to Friday".
   [new RegExp(`\\b(${WEEKDAY_ANY}\\.?)\\s?(?:[–—-]|(to|through|thru)\\s)\\s?(${WEEKDAY_ANY}\\.?)(?![\\w'])`, 'g'), (m, text) =>
     `${weekday(m[1])} ${m[2] === 'thru' ? 'through' : (m[2] ?? 'to')} ${weekday(m[3])}${keptPeriod(m[0], text, m.index + m[0].length)}`],
+  // "M–F": weekdays by their initials.
+  [/\bM\s?[–-]\s?F\b/g, () => 'Monday to Friday'],
   [new RegExp(`\\b(${MONTH_ALT})\\s?[–—-]\\s?(${MONTH_ALT})(?![\\w'])`, 'g'), (m, text) => {
     const a = monthOf(m[1]);
     const b = monthOf(m[2]);
@@ -113,8 +116,9 @@ export const DATE_RULES: readonly Rule[] = [
   }],
   // ISO dates.
   [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => dateWords(Number(m[1]), Number(m[2]), Number(m[3]))],
-  // US slash dates (month first).
-  [/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g, (m) => dateWords(Number(m[3]), Number(m[1]), Number(m[2]))],
+  // US slash dates (month first), the year in full or in two digits.
+  [/\b(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g, (m) =>
+    dateWords(m[3].length === 2 ? 2000 + Number(m[3]) - (Number(m[3]) > 50 ? 100 : 0) : Number(m[3]), Number(m[1]), Number(m[2]))],
   // Dotted dates are European (day first): "31.12.2024".
   [/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d]|\.\d)/g, (m) => {
     const d = Number(m[1]);
@@ -163,6 +167,12 @@ export const DATE_RULES: readonly Rule[] = [
   // Times: 3:30, 3:05 pm, 9:30pm, 15:45, 10:30:15 a.m.
   [new RegExp(`\\b([01]?\\d|2[0-3]):([0-5]\\d)(?!\\d)(?::([0-5]\\d))?${MERIDIEM}?`, 'g'), (m, text) =>
     timeWords(Number(m[1]), Number(m[2]), m[3], m[4] !== undefined) + (m[4] ? meridiem(m[4], m[0], text, m.index + m[0].length) : '')],
+  // British times with a dot and a meridiem: "5.30pm".
+  [new RegExp(`\\b(1[0-2]|0?[1-9])\\.([0-5]\\d)${MERIDIEM}`, 'g'), (m, text) =>
+    timeWords(Number(m[1]), Number(m[2]), undefined, true) + meridiem(m[3], m[0], text, m.index + m[0].length)],
+  // Military time: "0900 hours" is oh nine hundred hours.
+  [/\b([01]\d|2[0-3])([0-5]\d)(?=\s?(?:hours|hrs)\b)/g, (m) =>
+    `${m[1].startsWith('0') ? `oh ${cardinal(Number(m[1]))}` : cardinal(Number(m[1]))} ${m[2] === '00' ? 'hundred' : Number(m[2]) < 10 ? `oh ${cardinal(Number(m[2]))}` : cardinal(Number(m[2]))}`],
   // Hours with a meridiem and no minutes: 9am, 9 a.m., 12 PM.
   [/\b(1[0-2]|0?[1-9])\s?([AaPp])\.?\s?[Mm]\b\.?/g, (m, text) =>
     `${cardinal(Number(m[1]))}${meridiem(m[2], m[0], text, m.index + m[0].length)}`],

@@ -16,7 +16,7 @@ const INCH_AFTER = /^\s+(?:tall|wide|long|high|deep|thick|across|diameter|screen
 
 export const MEASURE_RULES: readonly Rule[] = [
   // Money, the sign first: $5.20, £3, €1,200.50, $2.5 million, $3bn, $5-10, $5–$10, CHF after: see below.
-  [new RegExp(`(-)?(${SIGN_ALT})\\s?(${NUM})(?:\\s?[-–]\\s?(?:${SIGN_ALT})?(${NUM}))?${SCALE}?`, 'g'), (m, text) => {
+  [new RegExp(`(-)?(?<!\\p{L})(${SIGN_ALT})\\s?(${NUM})(?:\\s?[-–]\\s?(?:${SIGN_ALT})?(${NUM}))?${SCALE}?`, 'gu'), (m, text) => {
     const cur = CURRENCY_SIGNS[m[2]];
     const adjective = !m[1] && isAttributive(text, m.index, m.index + m[0].length);
     return `${m[1] ? 'minus ' : ''}${moneyRange(cur, m[3], m[4], m[5] ?? m[6], adjective)}`;
@@ -68,6 +68,8 @@ export const MEASURE_RULES: readonly Rule[] = [
     // A unit's own period ("15 gal.") comes back only where it also ended the sentence.
     return `${amount} ${name}${m[5] ? keptPeriod(m[0], text, end) : ''}`;
   }],
+  // Races are said by their letter: "a 5K run", "the 10k race".
+  [/\b(\d{1,3})[kK](?=\s+(?:runs?|races?|walks?|fun runs?)\b)/g, (m) => `${cardinal(Number(m[1]))} K`],
   // Scale words after a number: "7.8 bn", "5k", "2.5M" (a lower-case "m" is meters, above).
   [new RegExp(`(?<![\\w.,])(-?${NUM})(?:\\s?(bn|mn|tn)|([kMB]))(?![\\w])`, 'g'), (m) =>
     `${decimal(m[1])} ${SCALE_WORDS[(m[2] ?? m[3]).toLowerCase()]}`],

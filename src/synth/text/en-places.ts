@@ -2,7 +2,7 @@
 // Ave." is sixteen hundred), rooms, flights and routes ("Room 101" is one oh one), model numbers ("Boeing 747"
 // is seven forty-seven, "Airbus A380" A three eighty), video resolutions ("1080p"); and US state codes and ZIP
 // codes in addresses ("Austin, TX 78701").
-import { atSentenceStart, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { SENTENCE_STARTERS, type Rule } from './en-context.ts';
 import { digits, nominal } from './number-words.ts';
 
 const STREET_TYPES =
@@ -10,6 +10,10 @@ const STREET_TYPES =
   'Terrace|Ter\\.?|Parkway|Pkwy\\.?|Highway|Hwy\\.?|Circle|Cir\\.?|Square|Sq\\.?|Trail|Alley|Row|Crescent|Close|Plaza|' +
   'Pike|Turnpike|Expressway|Freeway|Loop|Walk|Mews|Gardens|Heights';
 const COMPASS = '(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West|Northeast|Northwest|Southeast|Southwest)\\.?';
+const STREET_WORDS: Readonly<Record<string, string>> = {
+  St: 'Street', Ave: 'Avenue', Rd: 'Road', Blvd: 'Boulevard', Ln: 'Lane', Hwy: 'Highway', Pkwy: 'Parkway', Ct: 'Court',
+  Pl: 'Place', Dr: 'Drive', Sq: 'Square', Ter: 'Terrace',
+};
 const COMPASS_WORDS: Readonly<Record<string, string>> = {
   N: 'North', S: 'South', E: 'East', W: 'West', NE: 'Northeast', NW: 'Northwest', SE: 'Southeast', SW: 'Southwest',
 };
@@ -60,6 +64,9 @@ export const STREET_RULES: readonly Rule[] = [
   // "1600 Pennsylvania Ave.", "221B Baker St.", "350 Fifth Avenue", "4521 N. Oak Dr.", "1619 Broadway".
   [new RegExp(`(?<![\\p{L}\\p{N}.,$£€¥₹/:-])(\\d{1,5})([A-Za-z])?${STREET_AHEAD}`, 'gu'), (m) =>
     `${nominal(m[1])}${m[2] ? ` ${m[2].toUpperCase()}` : ''}`],
+  // Street types written short without a period, after the street's name: "123 Main St, Springfield".
+  [/(?<=\p{Lu}[\p{L}'-]*\s)(St|Ave|Rd|Blvd|Ln|Hwy|Pkwy|Ct|Pl|Dr|Sq|Ter)(?=\s*(?:[,;:!?)]|$|\s+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b|\s+\d|\s+[a-z]))/gu, (m) =>
+    STREET_WORDS[m[1]]],
   // A compass point before a street name: "W 42nd St", "N. Main St.".
   [new RegExp(`\\b(N|S|E|W|NE|NW|SE|SW)\\.?(?=\\s+(?:[A-Z][\\p{L}'-]*|\\d+(?:st|nd|rd|th))\\s+(?:${STREET_TYPES})(?![\\p{L}]))`, 'gu'), (m) => COMPASS_WORDS[m[1]]],
 ];
@@ -74,14 +81,18 @@ export const PLACE_RULES: readonly Rule[] = [
     if (/^(?:Q|AD|BC|CE|BCE|USD|EUR|GBP|JPY|CHF)$/.test(m[1])) return undefined;
     return `${m[1]} ${nominal(m[2])}${m[3] ? ` ${m[3]}` : ''}`;
   }],
-  // Model numbers after a name: "Boeing 747", "Intel 8086", "Porsche 911", "Windows 2000".
-  [/(?<=(?:^|[^\p{L}\p{N}])(\p{Lu}[\p{L}]*(?:-\p{Lu}[\p{L}]*)?)\s)(\d{3,4})(s?)(?![\p{L}\p{N}]|[.,:/]\d|\s?[-–]\s?\d|\s?%)/gu, (m, text) => {
+  // Model numbers after a name: "Boeing 747", "Intel 8086", "Porsche 911", "Windows 2000", "Boeing 747-400".
+  [/(?<=(?:^|[^\p{L}\p{N}])(\p{Lu}[\p{L}]*(?:-\p{Lu}[\p{L}]*)?)\s)(\d{3,4})(?:-(\d{2,4})(?![\p{N}]))?(s?)(?![\p{L}\p{N}]|[.,:/]\d|\s?[-–]\s?\d|\s?%)/gu, (m, text) => {
     const name = m[1];
-    const at = m.index - name.length - 1;
-    if (COUNTING_WORDS.has(name.toLowerCase()) || SENTENCE_STARTERS.has(name) || atSentenceStart(text, at)) return undefined;
+    // A sentence may open with the name ("Xbox 360 sold well"), not with a word that opens sentences ("Call 911").
+    if (COUNTING_WORDS.has(name.toLowerCase()) || SENTENCE_STARTERS.has(name)) return undefined;
     if (countedAfter(text.slice(m.index + m[0].length))) return undefined;
-    return `${nominal(m[2])}${m[3] ? 's' : ''}`;
+    const words = `${nominal(m[2])}${m[3] ? ` ${nominal(m[3])}` : ''}`;
+    // "747s" are seven forty-sevens, "360s" three sixties.
+    return m[4] ? words.replace(/y$/, 'ie') + 's' : words;
   }],
+  // A name joined to its number: "Blink-182", "Boeing-747".
+  [/(?<=\b\p{Lu}\p{Ll}+-)(\d{3,4})(?![\p{L}\p{N}]|[.,]\d)/gu, (m) => nominal(m[1])],
   // Video resolutions: "1080p", "720p".
   [/\b(\d{3,4})([pi])\b/g, (m) => `${nominal(m[1])} ${m[2]}`],
   // "4K TV": the resolution, not four thousand.

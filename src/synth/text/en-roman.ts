@@ -90,6 +90,8 @@ function readRoman(token: string, text: string, index: number): string | undefin
   const prev = prevMatch?.[1];
   const prev2 = prevMatch ? /([\p{L}]+)\s+$/u.exec(before.slice(0, prevMatch.index))?.[1] : undefined;
   const prevKey = prev?.toLowerCase();
+  // "the XIX century", "the XVIII Dynasty": ordinals.
+  if (token.length > 1 && /^\s+(?:century|centuries|millennium|dynasty|Dynasty|Century)\b/.test(text.slice(index + token.length))) return ordinal(value);
 
   if (token.length === 1) {
     if (lower || !prev) return undefined;
@@ -115,6 +117,8 @@ function readRoman(token: string, text: string, index: number): string | undefin
 }
 
 export const ROMAN_RULES: readonly Rule[] = [
+  // "WWII", "WW2": the world wars by their short names.
+  [/\bWW(I{1,2}|[12])\b/g, (m) => `World War ${m[1] === 'I' || m[1] === '1' ? 'one' : 'two'}`],
   [/(?<![\p{L}\p{N}'’.-])([IVXLCDM]+|[ivxlcdm]+)(['’]s)?(?![\p{L}\p{N}]|['’]\p{L}|\.\p{L})/gu, (m, text) => {
     const words = readRoman(m[1], text, m.index);
     return words === undefined ? undefined : `${words}${m[2] ?? ''}`;

@@ -58,10 +58,16 @@ const SIGN_WORDS: Readonly<Record<string, string>> = {
 // Said by some engine but not by a reader: trademarks, footnote marks, bullets, markup.
 const SILENT = /[*_|\\^~`<>{}′″™®℠†‡•·★☆✓✔✗✘♦◆■□▪●○←↑↓⇒⇐↔]+/g;
 
-export const SYMBOL_RULES: readonly Rule[] = [
+/** Slashes between words, read while numbers are still digits (so "3/12/24" never becomes "three or twelve"). */
+export const SLASH_RULES: readonly Rule[] = [
   [/(?<![\w/])(w\/o|w\/|c\/o|a\/c|n\/a|and\/or|b\/c)(?![\w/])/gi, (m) => ` ${SLASH_WORDS[m[1].toLowerCase()]} `],
   [/(?<=\p{Ll})\/(\p{Ll}+)\b/gu, (m) => (PER_WORDS[m[1]] ? ` per ${PER_WORDS[m[1]]}` : ` or ${m[1]}`)],
-  [/(?<=[\p{L}\p{N}])\/(?=[\p{L}\p{N}])/gu, () => ' '],
+  [/(?<=\p{L})\/(?=\p{L})/gu, () => ' '],
+];
+
+export const SYMBOL_RULES: readonly Rule[] = [
+  // Letter ranges: "A–Z".
+  [/\b([A-Z])\s?–\s?([A-Z])\b/g, (m) => `${m[1]} to ${m[2]}`],
   [/\b([A-Z]{1,3})&([A-Z]{1,3})\b/g, (m) => `${m[1].split('').join(' ')} and ${m[2].split('').join(' ')}`],
   [/\b([A-G])#(?!\w)/g, (m) => `${m[1]} sharp`],
   [/\+\+/g, () => ' plus plus '],

@@ -26,7 +26,7 @@ export const UNITS: readonly Unit[] = [
   u('ft²|sq\\.? ?ft\\.?', 'square foot', 'square feet'), u('mi²|sq\\.? ?mi', 'square mile'), u('in²', 'square inch', 'square inches'),
   u('m³', 'cubic meter'), u('cm³|cc', 'cubic centimeter'), u('ft³|cu\\.? ?ft', 'cubic foot', 'cubic feet'),
   u('ha', 'hectare'),
-  u('fl\\.? ?oz', 'fluid ounce'), u('mL|ml', 'milliliter'), u('cL|cl', 'centiliter'), u('dL|dl', 'deciliter'), u('L', 'liter'),
+  u('fl\\.? ?oz', 'fluid ounce'), u('µL|μL', 'microliter'), u('mL|ml', 'milliliter'), u('cL|cl', 'centiliter'), u('dL|dl', 'deciliter'), u('L', 'liter'),
   u('gal', 'gallon'), u('qt', 'quart'), u('tbsp|Tbsp|tbs', 'tablespoon'), u('tsp', 'teaspoon'),
   // Length.
   u('km', 'kilometer'), u('cm', 'centimeter'), u('mm', 'millimeter'), u('µm|μm', 'micrometer'), u('nm', 'nanometer'),
@@ -35,7 +35,7 @@ export const UNITS: readonly Unit[] = [
   u('kg', 'kilogram'), u('mg', 'milligram'), u('µg|μg|mcg', 'microgram'), u('g', 'gram'), u('lbs?', 'pound'), u('oz', 'ounce'),
   // Time.
   u('hrs?|h', 'hour'), u('mins?', 'minute'), u('secs?|s', 'second'), u('ms', 'millisecond'), u('µs|μs', 'microsecond'),
-  u('ns', 'nanosecond'), u('yrs?', 'year'), u('wks?', 'week'), u('mos', 'month'),
+  u('ns', 'nanosecond'), u('yrs?', 'year'), u('wks?', 'week'), u('mos?', 'month'),
   // Data.
   u('PB', 'petabyte'), u('TB', 'terabyte'), u('GB', 'gigabyte'), u('MB', 'megabyte'), u('KB|kB', 'kilobyte'),
   u('Gb', 'gigabit'), u('Mb', 'megabit'), u('Kb|kb', 'kilobit'),
@@ -80,7 +80,7 @@ export const CURRENCY_SIGNS: Readonly<Record<string, Currency>> = {
   '₹': c('rupee', 'rupees', 'paisa', 'paise'), '₩': c('won', 'won'), '₽': c('ruble', 'rubles', 'kopek', 'kopeks'),
   '₺': c('lira', 'lira', 'kurus', 'kurus'), '₪': c('shekel', 'shekels', 'agora', 'agorot'), '₫': c('dong', 'dong'),
   '฿': c('baht', 'baht', 'satang', 'satang'), '₱': c('peso', 'pesos', 'centavo', 'centavos'), '₦': c('naira', 'naira', 'kobo', 'kobo'),
-  '₴': c('hryvnia', 'hryvnias', 'kopiyka', 'kopiykas'),
+  '₴': c('hryvnia', 'hryvnias', 'kopiyka', 'kopiykas'), 'Rs.': c('rupee', 'rupees', 'paisa', 'paise'), Rs: c('rupee', 'rupees', 'paisa', 'paise'),
 };
 
 /** ISO 4217 codes people write beside amounts ("40 CHF", "EUR 1.50"). PHP is left out: it is a language too. */
@@ -97,7 +97,7 @@ export const CURRENCY_CODES: Readonly<Record<string, Currency>> = {
   UAH: CURRENCY_SIGNS['₴'], BTC: c('bitcoin', 'bitcoins'),
 };
 
-const escape = (s: string): string => s.replace(/[$]/g, '\\$');
+const escape = (s: string): string => s.replace(/[$.]/g, (c) => `\\${c}`);
 /** Currency signs as a regex alternative, longest first. */
 export const SIGN_ALT = Object.keys(CURRENCY_SIGNS)
   .sort((a, b) => b.length - a.length)

@@ -8,7 +8,7 @@ import { DATE_RULES, MONTH_ABBREVIATION_RULES } from './en-dates.ts';
 import { MEASURE_RULES } from './en-measures.ts';
 import { PLACE_RULES, STREET_RULES } from './en-places.ts';
 import { ROMAN_RULES } from './en-roman.ts';
-import { MATH_RULES, QUALIFIER_RULES, SYMBOL_RULES } from './en-symbols.ts';
+import { MATH_RULES, QUALIFIER_RULES, SLASH_RULES, SYMBOL_RULES } from './en-symbols.ts';
 import { VERSION_RULES, WEB_RULES } from './en-web.ts';
 import { replaceMapped, trimMapped, verbatim, type MappedText } from './mapped.ts';
 import { cardinal, decimal, digits, integerWords, ordinalOfWords, year } from './number-words.ts';
@@ -26,6 +26,9 @@ const YEAR_AFTER = /^\s*(?:AD|BC|BCE|CE|A\.D\.|B\.C\.)\b/;
 // "the 2024 election", "a 1967 Mustang": a year before a noun (a plural noun counts: "the 2000 runners").
 const DETERMINER_BEFORE = /\b(?:the|a|an|this|that|her|his|their|our|its|my|your)\s+$/i;
 
+// Verbs after a sentence-opening year: "2020 saw", "1989 brought".
+const YEAR_VERBS = new Set('was is will saw sees brought brings marked marks began begins ended ends had has became proved'.split(' '));
+
 /** "runners" and "athletes" are plurals; "census", "class", "crisis" and "physics" are not. */
 const isPlural = (word: string): boolean => /s$/.test(word) && !/(?:ss|us|is|ics)$/.test(word);
 
@@ -35,6 +38,8 @@ function numberWithYearContext(n: string, before: string, after: string): string
   if (YEAR_CONTEXT.test(before) || YEAR_AFTER.test(after) || /(?:©|\([Cc]\)|[Cc]opyright)\s*$/.test(before)) return year(v);
   const next = /^\s+([\p{L}]+)/u.exec(after)?.[1];
   if (v >= 1800 && DETERMINER_BEFORE.test(before) && next !== undefined && (/^\p{Lu}/u.test(next) || !isPlural(next))) return year(v);
+  // "2024 was a leap year.", "1999, the year it ended": a sentence that opens with a year.
+  if (v >= 1500 && /(?:^|[.!?]\s+)["'“‘(]*$/.test(before) && (/^\s*,/.test(after) || (next !== undefined && YEAR_VERBS.has(next)))) return year(v);
   return integerWords(n);
 }
 
@@ -46,8 +51,12 @@ const RULES: readonly Rule[] = [
   ...QUALIFIER_RULES,
   ...BEFORE_NUMBER_RULES,
   // Phone numbers, read digit by digit in their groups: +44 20 7946 0958, 1-800-555-0199, (555) 123-4567, 555-1234.
-  [/\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,4}(?![\d.,]\d)|(?:\b1[-.])?(?:\(\d{3}\)\s?|\b\d{3}[-.])\d{3}[-.]\d{4}\b|\b\d{3}-\d{4}\b/g, (m) =>
+  // Also spaced groups ("555 123 4567") and trunk-prefixed national numbers ("020 7946 0958", "07700 900123").
+  [/\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,4}(?![\d.,]\d)|(?:\b1[-.])?(?:\(\d{3}\)\s?|\b\d{3}[-.])\d{3}[-.]\d{4}\b|\b\d{3}-\d{4}\b|\b\d{3} \d{3} \d{4}\b|\b0\d{2,4} \d{3,4} ?\d{3,4}\b|\b0\d{4} \d{6}\b/g, (m) =>
     `${m[0].startsWith('+') ? 'plus ' : ''}${m[0].split(/[^\d]+/).filter(Boolean).map(digits).join(', ')}`],
+  // Vanity numbers: "1-800-FLOWERS".
+  [/(?:\b1[-.\s])?\b(8\d\d)[-.\s]([A-Z]{3,}(?:-?[A-Z0-9]+)*)\b/g, (m) =>
+    `${m[0].startsWith('1') ? 'one, ' : ''}${m[1][0] === '8' && m[1].endsWith('00') ? 'eight hundred' : digits(m[1])}, ${m[2].replace(/-/g, ' ').toLowerCase()}`],
   ...VERSION_RULES,
   ...DATE_RULES,
   // Ratios: 16:9, 4:3, 1:100 (a colon that is not a time).
@@ -87,6 +96,7 @@ const RULES: readonly Rule[] = [
   ...ABBREVIATION_RULES,
   ...MONTH_ABBREVIATION_RULES,
   ...MATH_RULES,
+  ...SLASH_RULES,
   // Leading-dot decimals: "only .5 percent".
   [/(?<![\w.])\.(\d+)(?!\.?\d)/g, (m) => decimal(m[0])],
   // Plain numbers, with thousands separators or decimals; four-digit years after "in", "since", ...
