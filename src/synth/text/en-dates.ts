@@ -2,7 +2,7 @@
 // form is read by its neighbours ("Tue 3/12" and "by 3/15" are dates, "2/3 cup" and "1/4 of" fractions,
 // "rated 4.5/5" a score).
 import { endsSentence, keptPeriod, SENTENCE_STARTERS, type Rule } from './en-context.ts';
-import { UNIT_ALT } from './en-units.ts';
+import { UNIT_ALT, unitOf } from './en-units.ts';
 import { cardinal, fraction, ordinal, year } from './number-words.ts';
 
 const MONTHS = [
@@ -86,6 +86,16 @@ function fractionAfterWhole(num: number, den: number): string {
   return num === 1 && den === 2 ? 'a half' : fraction(num, den);
 }
 
+const UNIT_AFTER = `(?:\\s?|-)(${UNIT_ALT}|in(?=\\.))(\\.)?(?![\\w°²³/])`;
+
+function fractionOfUnit(whole: string | undefined, num: number, den: number, written: string, matched: string, text: string, at: number): string | undefined {
+  const unit = written === 'in' ? { one: 'inch', many: 'inches' } : unitOf(written);
+  if (!unit || den === 0 || num >= den) return undefined;
+  const period = matched.endsWith('.') && endsSentence(text, at + matched.length) ? '.' : '';
+  if (whole) return `${cardinal(Number(whole))} and ${fractionAfterWhole(num, den)} ${unit.many}${period}`;
+  return ` ${fraction(num, den)} ${unit.one}${period}`;
+}
+
 function timeWords(h: number, min: number, sec: string | undefined, hasMeridiem: boolean): string {
   let words: string;
   if (min === 0) words = hasMeridiem ? cardinal(h) : h > 12 || h === 0 ? `${cardinal(h)} hundred` : `${cardinal(h)} o'clock`;
@@ -127,6 +137,11 @@ export const DATE_RULES: readonly Rule[] = [
   }],
   // "24/7", "9/11".
   [/(?<![\w/.])(\d+\/\d+)(?![\w/]|\.\d)/g, (m) => SLASH_IDIOMS[m[1]]],
+  // Fractions of a unit: "1/2 tsp" is one half teaspoon, "1 1/2 tsp" one and a half teaspoons, "¾ in." three
+  // quarters inch.
+  [new RegExp(`(?<![\\w/.,])(?:(\\d+)\\s)?(\\d{1,2})\\/(\\d{1,2})${UNIT_AFTER}`, 'g'), (m, text) => fractionOfUnit(m[1], Number(m[2]), Number(m[3]), m[4], m[0], text, m.index)],
+  [new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])${UNIT_AFTER}`, 'g'), (m, text) =>
+    fractionOfUnit(m[1], VULGAR[m[2]][0], VULGAR[m[2]][1], m[3], m[0], text, m.index)],
   // Mixed numbers: "1 1/2 cups" is "one and a half cups"; "2½" likewise.
   [/(?<![\w/.,])(\d+)\s(\d+)\/(\d+)(?![\w/]|\.\d)/g, (m) => {
     const num = Number(m[2]);
