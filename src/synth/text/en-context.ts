@@ -26,14 +26,18 @@ export const SENTENCE_STARTERS = new Set(
   ).split(' '),
 );
 
-/** The word right before `index` (letters, digits, apostrophes, periods inside it), or undefined. */
-export function wordBefore(text: string, index: number): string | undefined {
-  return /([\p{L}\p{N}][\p{L}\p{N}'’.-]*)\s*$/u.exec(text.slice(0, index))?.[1];
+/**
+ * The text just before `index`, enough for the few words a rule looks back at. Rules test it with patterns
+ * anchored at its end; a whole long prefix would cost a scan of it for every match. When it is cut, it starts
+ * with a NUL, so `^` in those patterns still means the start of the text.
+ */
+export function lookBehind(text: string, index: number, length = 100): string {
+  return index <= length ? text.slice(0, index) : `\0${text.slice(index - length, index)}`;
 }
 
 /** Whether `index` is where a sentence starts (nothing but opening punctuation since the last full stop). */
 export function atSentenceStart(text: string, index: number): boolean {
-  return /(?:^|[.!?:;]["'”’)\]]*\s+|\n\s*)["'“‘([]*$/.test(text.slice(0, index));
+  return /(?:^|[.!?:;]["'”’)\]]*\s+|\n\s*)["'“‘([]*$/.test(lookBehind(text, index));
 }
 
 // Words after a quantity that show it is not an adjective before a noun ("the $50 was returned").
@@ -61,5 +65,5 @@ export function isAttributive(text: string, start: number, end: number): boolean
   // A noun may be a name or an initialism too: "a $25 Amazon card", "a 55 in TV".
   const next = /^\s+([A-Za-z][A-Za-z'-]*)/.exec(after)?.[1]?.toLowerCase();
   if (next === undefined || NOT_NOUNS.has(next)) return false;
-  return DETERMINER.test(text.slice(0, start));
+  return DETERMINER.test(lookBehind(text, start));
 }

@@ -1,7 +1,7 @@
 // Dates, weekdays and times in English text, and the slash forms that may be dates, fractions or scores: a slash
 // form is read by its neighbours ("Tue 3/12" and "by 3/15" are dates, "2/3 cup" and "1/4 of" fractions,
 // "rated 4.5/5" a score).
-import { endsSentence, keptPeriod, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { endsSentence, keptPeriod, lookBehind, SENTENCE_STARTERS, type Rule } from './en-context.ts';
 import { UNIT_ALT, unitOf } from './en-units.ts';
 import { cardinal, fraction, ordinal, year } from './number-words.ts';
 
@@ -52,7 +52,7 @@ const FRACTION_AFTER = new RegExp(
 const POWERS_OF_TWO = new Set([2, 4, 8, 16, 32, 64]);
 
 function slashReading(a: string, b: string, text: string, start: number, end: number): string {
-  const before = text.slice(0, start);
+  const before = lookBehind(text, start);
   const after = text.slice(end);
   const num = Number(a);
   const den = Number(b);
@@ -178,7 +178,7 @@ export const DATE_RULES: readonly Rule[] = [
   }],
   // Ranges of times: "9am–5pm", "9:00-17:30" are said with "to".
   [/(?<=\b\d{1,2}(?::[0-5]\d)?(?:\s?[AaPp]\.?\s?[Mm]\.?)?)\s?[–—-]\s?(?=\d{1,2}(?::[0-5]\d)?\s?[AaPp]\.?\s?[Mm]\b|\d{1,2}:[0-5]\d)/g, (m, text) =>
-    /\d$|[Mm]\.?$/.test(text.slice(0, m.index)) ? ' to ' : undefined],
+    /\d$|[Mm]\.?$/.test(lookBehind(text, m.index)) ? ' to ' : undefined],
   // Times: 3:30, 3:05 pm, 9:30pm, 15:45, 10:30:15 a.m.
   [new RegExp(`\\b([01]?\\d|2[0-3]):([0-5]\\d)(?!\\d)(?::([0-5]\\d))?${MERIDIEM}?`, 'g'), (m, text) =>
     timeWords(Number(m[1]), Number(m[2]), m[3], m[4] !== undefined) + (m[4] ? meridiem(m[4], m[0], text, m.index + m[0].length) : '')],

@@ -1,6 +1,6 @@
 // Quantities: money, percentages, units of measure, scale words and multipliers after English numbers. An amount
 // used as an adjective takes the singular ("a $5,000 prize", "a 12 V battery"); "1" takes the singular too.
-import { isAttributive, keptPeriod, type Rule } from './en-context.ts';
+import { isAttributive, keptPeriod, lookBehind, type Rule } from './en-context.ts';
 import { CODE_ALT, CURRENCY_CODES, CURRENCY_SIGNS, moneyRange, money, SCALE_WORDS, SIGN_ALT, UNIT_ALT, unitOf } from './en-units.ts';
 import { cardinal, decimal } from './number-words.ts';
 
@@ -47,7 +47,7 @@ export const MEASURE_RULES: readonly Rule[] = [
   [new RegExp(`(?<![\\w.,])(${NUM})(?:\\s?[-–]\\s?(${NUM}))?\\s?in(\\.)?(?![\\w])`, 'g'), (m, text) => {
     const end = m.index + m[0].length;
     const after = text.slice(end);
-    const before = text.slice(0, m.index);
+    const before = lookBehind(text, m.index);
     const afterFeet = /(?:\bft\.?|\bfeet|\bfoot)\s*$/.test(before);
     if (!m[3] && !afterFeet && !INCH_AFTER.test(after)) return undefined;
     if (m[3] && !afterFeet && /^\s+\d/.test(after)) return undefined;

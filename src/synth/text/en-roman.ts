@@ -4,7 +4,7 @@
 // cardinal ("Chapter IX" is chapter nine), and otherwise as a cardinal wherever an engine would read the letters
 // as a numeral itself: espeak-ng says "Roman eight" for a bare "VIII" (all capitals or all lower case, values
 // 2-49, the words in its dictionary aside), and flite has rules of its own, so no such token may reach them.
-import { atSentenceStart, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { atSentenceStart, lookBehind, SENTENCE_STARTERS, type Rule } from './en-context.ts';
 import { cardinal, ordinal } from './number-words.ts';
 
 const VALUES: Readonly<Record<string, number>> = { I: 1, V: 5, X: 10, L: 50, C: 100, D: 500, M: 1000 };
@@ -85,7 +85,7 @@ function readRoman(token: string, text: string, index: number): string | undefin
   if (value === undefined) return undefined;
   const lower = token === token.toLowerCase();
   if (!lower && token !== token.toUpperCase()) return undefined;
-  const before = text.slice(0, index);
+  const before = lookBehind(text, index);
   const prevMatch = /([\p{L}]+)\.?\s+$/u.exec(before);
   const prev = prevMatch?.[1];
   const prev2 = prevMatch ? /([\p{L}]+)\s+$/u.exec(before.slice(0, prevMatch.index))?.[1] : undefined;

@@ -3,7 +3,7 @@
 // readings of its own on top. Rules run in order; each one consumes its pattern entirely, so later, more general
 // rules (plain numbers, then stray symbols) never see it. The rule groups live beside this file, by category.
 import { ABBREVIATION_RULES, BEFORE_NUMBER_RULES } from './en-abbreviations.ts';
-import { type Rule } from './en-context.ts';
+import { lookBehind, type Rule } from './en-context.ts';
 import { DATE_RULES, MONTH_ABBREVIATION_RULES } from './en-dates.ts';
 import { MEASURE_RULES } from './en-measures.ts';
 import { PLACE_RULES, STREET_RULES } from './en-places.ts';
@@ -81,10 +81,10 @@ const RULES: readonly Rule[] = [
   [/(?<![\w'’])['’](\d{2})(?![\w'’]|\.\d)/g, (m) => (m[1].startsWith('0') ? `oh ${cardinal(Number(m[1][1]))}` : cardinal(Number(m[1])))],
   // Emergency numbers anywhere, short numbers after "call"/"dial": digit by digit.
   [/(?<![\w.,$£€¥₹-])(\d{3,5})(?![\w]|[.,]\d)/g, (m, text) =>
-    EMERGENCY_NUMBERS.includes(m[1]) || CALL_CONTEXT.test(text.slice(0, m.index)) ? digits(m[1]) : undefined],
+    EMERGENCY_NUMBERS.includes(m[1]) || CALL_CONTEXT.test(lookBehind(text, m.index)) ? digits(m[1]) : undefined],
   // Ranges and scores: 5-10, 1990-1995, pages 10–12, won 102–98.
   [/(?<![\w.-])(\d+)(?:-|\s?[–—]\s?)(\d+)(?![\w-]|\.\d)/g, (m, text) => {
-    const before = text.slice(0, m.index);
+    const before = lookBehind(text, m.index);
     const a = numberWithYearContext(m[1], before, '');
     const asYears = m[1].length === 4 && m[2].length === 4 && Number(m[1]) >= 1000 && Number(m[2]) <= 2099;
     // "2010-11": the second year written short.
@@ -101,7 +101,7 @@ const RULES: readonly Rule[] = [
   [/(?<![\w.])\.(\d+)(?!\.?\d)/g, (m) => decimal(m[0])],
   // Plain numbers, with thousands separators or decimals; four-digit years after "in", "since", ...
   [/(?<![\d.])(?:(?<=^|[\s([])(-))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d)/g, (m, text) => {
-    const before = text.slice(0, m.index);
+    const before = lookBehind(text, m.index);
     const after = text.slice(m.index + m[0].length);
     const int = m[2].replace(/,/g, '');
     const words = m[3] ? decimal(int + m[3]) : numberWithYearContext(int, before, after);

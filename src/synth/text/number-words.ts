@@ -85,7 +85,8 @@ export function nominal(s: string): string {
   if ((s.length > 1 && s.startsWith('0')) || s.length > 5 || !/^\d+$/.test(s)) return digits(s);
   const n = Number(s);
   if (s.length <= 2) return cardinal(n);
-  if (s.length === 5) return `${below100(Math.floor(n / 1000))} ${nominal(s.slice(2))}`;
+  // Five digits: "12345" is twelve three forty-five; "12000" and "12045" are read as numbers.
+  if (s.length === 5) return n % 1000 < 100 ? cardinal(n) : `${below100(Math.floor(n / 1000))} ${nominal(s.slice(2))}`;
   const hi = Math.floor(n / 100);
   const lo = n % 100;
   if (s.length === 4 && n % 1000 === 0) return cardinal(n);
