@@ -94,9 +94,12 @@ function readRoman(token: string, text: string, index: number): string | undefin
   if (token.length > 1 && /^\s+(?:century|centuries|millennium|dynasty|Dynasty|Century)\b/.test(text.slice(index + token.length))) return ordinal(value);
 
   if (token.length === 1) {
-    if (lower || !prev) return undefined;
+    // "John V. Smith": a middle initial.
+    if (lower || !prev || /^\.\s+\p{Lu}/u.test(text.slice(index + 1))) return undefined;
     if (REGNAL.has(prev) && !(token === 'X' && prev === 'Malcolm')) return `the ${ordinal(value)}`;
     if (isCapitalised(prev) && prevKey && SINGLE_LETTER_AFTER.has(prevKey)) return cardinal(value);
+    // "Saturn V rocket", "Grand Theft Auto V": a V after a name is a numeral, unless a period makes it an initial.
+    if (token === 'V' && isCapitalised(prev) && !SENTENCE_STARTERS.has(prev) && !text.startsWith('.', index + 1)) return cardinal(value);
     return undefined;
   }
   if (!lower && isCapitalised(prev) && (REGNAL.has(prev) || GIVEN.has(prev) || (isCapitalised(prev2) && (REGNAL.has(prev2) || GIVEN.has(prev2))))) {

@@ -3,7 +3,7 @@
 // word (&, @, +, =, %, °, ©, §) or nothing (*, _, |, ™, bullets). After these rules no symbol is left that
 // an engine would read its own way: espeak-ng says "tilde", "asterisk", "slash", "dot" and "Roman" by itself,
 // flite says "underscore", "caret", "bar" or nothing, and the two must say the same words.
-import type { Rule } from './en-context.ts';
+import { lookBehind, type Rule } from './en-context.ts';
 import { CURRENCY_SIGNS } from './en-units.ts';
 
 /** Whether an equals sign follows in the same clause: then "-" and "x" between numbers are arithmetic. */
@@ -12,7 +12,8 @@ const equationAhead = (text: string, end: number): boolean => /^[^.;,!?]*=/.test
 /** Signs before a quantity, read before the quantity rules turn it into words ("~3 hours", "< 5 ms"). */
 export const QUALIFIER_RULES: readonly Rule[] = [
   [/\s?±\s?/g, () => ' plus or minus '],
-  [/~\s?(?=[\d$£€¥₹.])/g, () => 'about '],
+  // "~3 hours" is about three hours; after "about" or "approximately" the sign adds nothing.
+  [/~\s?(?=[\d$£€¥₹.])/g, (m, text) => (/\b(?:about|approximately|around|roughly|approx\.?)\s*$/i.test(lookBehind(text, m.index)) ? '' : 'about ')],
   [/≈\s?/g, () => ' approximately '],
   [/≤\s?/g, () => ' less than or equal to '],
   [/≥\s?/g, () => ' greater than or equal to '],

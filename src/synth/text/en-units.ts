@@ -81,6 +81,7 @@ export const CURRENCY_SIGNS: Readonly<Record<string, Currency>> = {
   '₺': c('lira', 'lira', 'kurus', 'kurus'), '₪': c('shekel', 'shekels', 'agora', 'agorot'), '₫': c('dong', 'dong'),
   '฿': c('baht', 'baht', 'satang', 'satang'), '₱': c('peso', 'pesos', 'centavo', 'centavos'), '₦': c('naira', 'naira', 'kobo', 'kobo'),
   '₴': c('hryvnia', 'hryvnias', 'kopiyka', 'kopiykas'), 'Rs.': c('rupee', 'rupees', 'paisa', 'paise'), Rs: c('rupee', 'rupees', 'paisa', 'paise'),
+  zł: c('zloty', 'zlotys', 'grosz', 'groszy'),
 };
 
 /** ISO 4217 codes people write beside amounts ("40 CHF", "EUR 1.50"). PHP is left out: it is a language too. */

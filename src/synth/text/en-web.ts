@@ -3,7 +3,7 @@
 // read), "jane.doe@mail.co.uk" is "jane dot doe at mail dot co dot U K", "v2.4.1" is "version two point four
 // point one", "192.168.0.1" is "one ninety-two..."; read per octet with "dot".
 import type { Rule } from './en-context.ts';
-import { cardinal, digits, integerWords } from './number-words.ts';
+import { cardinal, digits, integerWords, year } from './number-words.ts';
 
 // Top-level domains that mark a bare "name.tld" as an address (written in lower case).
 const TLDS =
@@ -61,6 +61,16 @@ function speakUrl(url: string): string {
   return [speakHost(host), port ? `colon ${digits(port)}` : '', path ? speakPiece(path, false) : ''].filter(Boolean).join(' ');
 }
 
+/** "ThrowbackThursday" -> "Throwback Thursday", "BBCNews" -> "BBC News", "web3" -> "web three". */
+function wordsApart(s: string): string {
+  return s
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{L})(\d)/gu, '$1 $2')
+    .replace(/(\d)(\p{L})/gu, '$1 $2')
+    .replace(/\d+/g, (d) => (d.length === 4 && Number(d) >= 1100 && Number(d) <= 2099 ? year(Number(d)) : integerWords(d)));
+}
+
 // Punctuation that ends a sentence or clause right after an address is not part of it.
 const TRAIL = /[.,;:!?)\]'"”’]+$/;
 
@@ -84,18 +94,10 @@ export const WEB_RULES: readonly Rule[] = [
   }],
   // File names and dotted product names: "index.html", "Node.js" (espeak-ng would say the dot, flite would not).
   [new RegExp(`\\b([A-Za-z][\\w-]*)\\.(${FILE_EXTENSIONS})(?![\\w]|\\.\\w)`, 'g'), (m) => `${speakPiece(m[1], false)} dot ${speakPiece(m[2], false)}`],
-  // Handles: "@nasa".
-  [/(?<![\w@.])@([A-Za-z_][A-Za-z0-9_]{0,38})\b/g, (m) => `at ${m[1].split('_').filter(Boolean).join(' underscore ')}`],
+  // Handles: "@nasa", "@jane_doe", "@BBCNews".
+  [/(?<![\w@.])@([A-Za-z_][A-Za-z0-9_]{0,38})\b/g, (m) => `at ${m[1].split('_').filter(Boolean).map(wordsApart).join(' underscore ')}`],
   // Hashtags: "#summer", "#ThrowbackThursday" (its words apart).
-  [/(?<![\w#&])#([A-Za-z][A-Za-z0-9_]*)/g, (m) => {
-    const words = m[1]
-      .replace(/_/g, ' ')
-      .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-      .replace(/(\p{L})(\d)/gu, '$1 $2')
-      .replace(/(\d)(\p{L})/gu, '$1 $2')
-      .replace(/\d+/g, (d) => integerWords(d));
-    return `hashtag ${words}`;
-  }],
+  [/(?<![\w#&])#([A-Za-z][A-Za-z0-9_]*)/g, (m) => `hashtag ${wordsApart(m[1].replace(/_/g, ' '))}`],
 ];
 
 /** Version numbers and IP addresses, read after phone numbers have taken their dotted groups. */
