@@ -6,10 +6,13 @@ import { toFliteText } from '../../../src/synth/engines/flite/engine.ts';
 import { FliteProgram } from '../../../src/synth/engines/flite/program.ts';
 import { prepareText } from '../../../src/synth/text/index.ts';
 
-/** espeak-ng's phonemes without stress marks and clause breaks (prosody, not words). */
+/**
+ * espeak-ng's phonemes without stress marks, clause breaks and word breaks: what is said, not its prosody
+ * ("forty-eight" is one word to espeak, "forty eight" two, and both are said alike).
+ */
 export async function espeakReading(text: string, voice = 'en-us'): Promise<string> {
   const words = (await phonemize(text, voice)).words.filter((w) => w !== ',');
-  return words.join(' ').replace(/[ˈˌ]/g, '').replace(/\s+/g, ' ').trim();
+  return words.join('').replace(/[ˈˌ\s]/g, '');
 }
 
 /** flite's phones for the text as the engine is given it, without pauses. */
