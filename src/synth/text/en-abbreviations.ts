@@ -1,7 +1,7 @@
 // English abbreviations with a period, by how they are used: titles before a name ("Col. Mustard"), words
 // before a number ("Fig. 3", "pp. 45", "ext. 204"), and words that may stand anywhere and may end a sentence
 // ("approx.", "Inc.", "Ave."). Units after numbers ("12 in.", "8 oz.") are read with the units, not here.
-import { endsSentence, keptPeriod, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { endsSentence, keptPeriod, likelyEndsSentence, SENTENCE_STARTERS, type Rule } from './en-context.ts';
 
 // Titles before a name: never the end of a sentence.
 const TITLES: Readonly<Record<string, string>> = {
@@ -84,8 +84,8 @@ export const ABBREVIATION_RULES: readonly Rule[] = [
   [/\ba\.k\.a\.?(?!\w)/gi, () => 'also known as'],
   [/\bet al\.(?!\w)/g, (m, text) => `et al${keptPeriod(m[0], text, m.index + m[0].length)}`],
   [/\bPh\.D\.(?!\w)/g, (m, text) => `P H D${keptPeriod(m[0], text, m.index + m[0].length)}`],
-  [/\b([ap])\.m\.(?!\w)/gi, (m, text) => `${m[1].toUpperCase()} M${endsSentence(text, m.index + m[0].length) ? '.' : ''}`],
+  [/\b([ap])\.m\.(?!\w)/gi, (m, text) => `${m[1].toUpperCase()} M${likelyEndsSentence(text, m.index + m[0].length) ? '.' : ''}`],
   // Initialisms: U.S., U.K., D.C. are spelled.
   [/\b((?:[A-Z]\.){2,})(?!\w)/g, (m, text) =>
-    `${m[1].replace(/\./g, ' ').trim()}${endsSentence(text, m.index + m[0].length) ? '.' : ''}`],
+    `${m[1].replace(/\./g, ' ').trim()}${likelyEndsSentence(text, m.index + m[0].length) ? '.' : ''}`],
 ];

@@ -9,6 +9,16 @@ export function endsSentence(text: string, end: number): boolean {
   return /^\s*(?:$|["'”’)\]]*\s+[A-Z])/.test(text.slice(end));
 }
 
+/**
+ * Stricter than endsSentence, for abbreviations that names often follow ("the U.S. Senate", "5 p.m. EST",
+ * "Jan. Smith"): the sentence ends there only when nothing follows or the next word usually opens a sentence.
+ */
+export function likelyEndsSentence(text: string, end: number): boolean {
+  if (!endsSentence(text, end)) return false;
+  const next = /^\s*["'”’)\]]*\s+(\p{Lu}[\p{L}'’]*)/u.exec(text.slice(end))?.[1];
+  return next === undefined || SENTENCE_STARTERS.has(next);
+}
+
 /** The period a matched abbreviation swallowed, when it also ended the sentence. */
 export function keptPeriod(matched: string, text: string, end: number): string {
   return matched.endsWith('.') && endsSentence(text, end) ? '.' : '';

@@ -1,7 +1,7 @@
 // Dates, weekdays and times in English text, and the slash forms that may be dates, fractions or scores: a slash
 // form is read by its neighbours ("Tue 3/12" and "by 3/15" are dates, "2/3 cup" and "1/4 of" fractions,
 // "rated 4.5/5" a score).
-import { endsSentence, keptPeriod, lookBehind, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { endsSentence, keptPeriod, likelyEndsSentence, lookBehind, SENTENCE_STARTERS, type Rule } from './en-context.ts';
 import { UNIT_ALT, unitOf } from './en-units.ts';
 import { cardinal, fraction, ordinal, year } from './number-words.ts';
 
@@ -106,7 +106,7 @@ function timeWords(h: number, min: number, sec: string | undefined, hasMeridiem:
 
 /** The meridiem as two letters (both engines spell "A M"), keeping a sentence-ending period it swallowed. */
 function meridiem(letter: string, matched: string, text: string, end: number): string {
-  return ` ${letter.toUpperCase()} M${keptPeriod(matched, text, end)}`;
+  return ` ${letter.toUpperCase()} M${matched.endsWith('.') && likelyEndsSentence(text, end) ? '.' : ''}`;
 }
 
 const MERIDIEM = '(?:\\s*([AaPp])\\.?\\s?[Mm]\\b\\.?)';

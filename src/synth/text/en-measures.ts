@@ -56,9 +56,11 @@ export const MEASURE_RULES: readonly Rule[] = [
     return `${amount} ${adjective || (!m[2] && isOne(m[1])) ? 'inch' : 'inches'}${m[3] ? keptPeriod(m[0], text, end) : ''}`;
   }],
   // Measurements, singular for one and before a noun: "8,849 m", "1 kg", "5–10 kg", "2 hrs", "20°C", "a 10-km run".
-  [new RegExp(`(?<![\\w.,])(-?${NUM})(?:\\s?[-–]\\s?(${NUM}))?(\\s?|-)(${UNIT_ALT})(\\.)?(?![\\w°²³/])`, 'g'), (m, text) => {
+  // A unit over a unit is "per" ("5 mg/kg"); a slash before a word is read later ("24 hrs/day": hours per day).
+  [new RegExp(`(?<![\\w.,])(-?${NUM})(?:\\s?[-–]\\s?(${NUM}))?(\\s?|-)(${UNIT_ALT})(?:\\/(${UNIT_ALT}))?(\\.)?(?![\\w°²³]|\\/(?![a-z]{2,}))`, 'g'), (m, text) => {
     const unit = unitOf(m[4]);
-    if (!unit) return undefined;
+    const per = m[5] === undefined ? undefined : unitOf(m[5]);
+    if (!unit || (m[5] !== undefined && !per)) return undefined;
     const end = m.index + m[0].length;
     // "s" is seconds only with a space or after a decimal ("9.58 s", "9.58s"): "5s" is not.
     if (m[4] === 's' && m[3] === '' && !m[1].includes('.')) return undefined;
@@ -66,7 +68,7 @@ export const MEASURE_RULES: readonly Rule[] = [
     const amount = m[2] ? `${decimal(m[1])} to ${decimal(m[2])}` : decimal(m[1]);
     const name = adjective || (!m[2] && isOne(m[1])) ? unit.one : unit.many;
     // A unit's own period ("15 gal.") comes back only where it also ended the sentence.
-    return `${amount} ${name}${m[5] ? keptPeriod(m[0], text, end) : ''}`;
+    return `${amount} ${name}${per ? ` per ${per.one}` : ''}${m[6] ? keptPeriod(m[0], text, end) : ''}`;
   }],
   // Races are said by their letter: "a 5K run", "the 10k race".
   [/\b(\d{1,3})[kK](?=\s+(?:runs?|races?|walks?|fun runs?)\b)/g, (m) => `${cardinal(Number(m[1]))} K`],
