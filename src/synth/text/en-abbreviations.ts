@@ -10,6 +10,7 @@ const TITLES: Readonly<Record<string, string>> = {
   Cmdr: 'Commander', Cdr: 'Commander', Brig: 'Brigadier', Gov: 'Governor', Sen: 'Senator', Rep: 'Representative',
   Pres: 'President', Supt: 'Superintendent', Insp: 'Inspector', Det: 'Detective', Fr: 'Father', Msgr: 'Monsignor',
   Rev: 'Reverend', Hon: 'Honorable', Amb: 'Ambassador', Atty: 'Attorney', Mt: 'Mount', Ft: 'Fort', Pt: 'Point',
+  Mme: 'Madame', Mlle: 'Mademoiselle', Pfc: 'Private First Class', Asst: 'Assistant', Assoc: 'Associate',
 };
 
 // Words before a number: "Fig. 3", "pp. 45–52", "ext. 204", "Apt. 4B". Keys are lower case; the period is optional.
@@ -17,10 +18,10 @@ const BEFORE_NUMBER: Readonly<Record<string, string>> = {
   no: 'number', nos: 'numbers', fig: 'figure', figs: 'figures', vol: 'volume', vols: 'volumes', pp: 'pages',
   sec: 'section', secs: 'sections', ch: 'chapter', chap: 'chapter', art: 'article', ext: 'extension', apt: 'apartment',
   rm: 'room', ste: 'suite', bldg: 'building', eq: 'equation', eqn: 'equation', para: 'paragraph', pg: 'page',
-  pgs: 'pages', tel: 'telephone', ph: 'phone', ex: 'example', nr: 'number', p: 'page',
+  pgs: 'pages', tel: 'telephone', ph: 'phone', ex: 'example', nr: 'number', p: 'page', fl: 'floor', flr: 'floor',
 };
 // Of these, the ones that need their period ("p. 12": a bare "p" or "ex" is too often something else).
-const NEEDS_PERIOD = new Set(['p', 'ph', 'ex', 'art', 'no', 'nos', 'tel', 'nr', 'sec', 'secs', 'ch']);
+const NEEDS_PERIOD = new Set(['p', 'ph', 'ex', 'art', 'no', 'nos', 'tel', 'nr', 'sec', 'secs', 'ch', 'fl']);
 
 // Abbreviations that may stand anywhere and may end a sentence (the period is kept when the sentence ends there).
 // Keys are lower case; a capital on the written form carries over ("Approx." -> "Approximately").
@@ -32,10 +33,11 @@ const ANYWHERE: Readonly<Record<string, string>> = {
   natl: 'National', approx: 'approximately', vs: 'versus', viz: 'namely', cf: 'compare', ca: 'circa', est: 'established',
   misc: 'miscellaneous', incl: 'including', excl: 'excluding', avg: 'average', ref: 'reference', ea: 'each',
   doz: 'dozen', qty: 'quantity', pkg: 'package', mfg: 'manufacturing', mgr: 'manager', asst: 'assistant',
-  temp: 'temperature', max: 'maximum', min: 'minimum',
+  temp: 'temperature', max: 'maximum', min: 'minimum', esq: 'Esquire', attn: 'attention', encl: 'enclosure',
+  qtr: 'quarter', inst: 'Institute',
 };
 // Written lower case only when the expansion is a common noun; proper-noun ones need their capital.
-const PROPER = new Set(['inc', 'ltd', 'corp', 'co', 'jr', 'sr', 'bros', 'ave', 'blvd', 'rd', 'ln', 'hwy', 'pkwy', 'sq', 'ct', 'pl', 'ter', 'cres', 'hts', 'mtn']);
+const PROPER = new Set(['inc', 'ltd', 'corp', 'co', 'jr', 'sr', 'bros', 'ave', 'blvd', 'rd', 'ln', 'hwy', 'pkwy', 'sq', 'ct', 'pl', 'ter', 'cres', 'hts', 'mtn', 'esq', 'inst']);
 
 function withCase(written: string, expansion: string): string {
   return /^\p{Lu}/u.test(written) ? expansion[0].toUpperCase() + expansion.slice(1) : expansion;
@@ -72,10 +74,13 @@ export const ABBREVIATION_RULES: readonly Rule[] = [
     // "inc." in lower case is rarely the company suffix, nor "CO." (Colorado): proper nouns need their written
     // capital and no more.
     if (PROPER.has(key) && !/^\p{Lu}\p{Ll}*$/u.test(m[1])) return undefined;
-    return `${PROPER.has(key) ? expansion : withCase(m[1], expansion)}${endsSentence(text, m.index + m[0].length) ? '.' : ''}`;
+    return `${PROPER.has(key) ? expansion : withCase(m[1], expansion)}${likelyEndsSentence(text, m.index + m[0].length) ? '.' : ''}`;
   }],
   // Written without their period, these are still not words: "Lakers vs Celtics", "approx 3 km".
-  [/\b(vs|approx|etc)\b(?!\.)/g, (m) => ({ vs: 'versus', approx: 'approximately', etc: 'et cetera' })[m[1]]],
+  [/\b(vs|approx|etc|aka)\b(?!\.)/g, (m) => ({ vs: 'versus', approx: 'approximately', etc: 'et cetera', aka: 'also known as' })[m[1]]],
+  [/\b(?:(int)['’]l|(gov)['’]t)\b/gi, (m) => (m[1] ? withCase(m[1], 'international') : withCase(m[2], 'government'))],
+  // "Roe v. Wade": a case name.
+  [/(?<=\p{Lu}[\p{L}'’.-]*\s)v\.?(?=\s+\p{Lu})/gu, () => 'versus'],
   // "c. 1850" is circa; "2nd ed." an edition.
   [/\bc\.\s?(?=\d{3,4}\b)/g, () => 'circa '],
   [/(?<=\b(?:\d+(?:st|nd|rd|th)|first|second|third|[a-z]+th)\s)(ed|edn)\.(?!\w)/g, (m, text) => `edition${keptPeriod(m[0], text, m.index + m[0].length)}`],

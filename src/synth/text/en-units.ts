@@ -49,7 +49,7 @@ export const UNITS: readonly Unit[] = [
   u('kPa', 'kilopascal'), u('hPa', 'hectopascal'), u('psi|PSI', 'P S I', 'P S I'), u('atm', 'atmosphere'),
   u('mmHg', 'millimeter of mercury', 'millimeters of mercury'), u('dB', 'decibel'),
   u('ppm', 'part per million', 'parts per million'), u('ppb', 'part per billion', 'parts per billion'),
-  u('px', 'pixel'), u('dpi', 'D P I', 'D P I'), u('IU', 'international unit'),
+  u('px', 'pixel'), u('dpi', 'D P I', 'D P I'), u('IU', 'international unit'), u('pts?', 'point'), u('pcs', 'piece'),
   // Temperature and angle.
   u('° ?C', 'degree Celsius', 'degrees Celsius'), u('° ?F', 'degree Fahrenheit', 'degrees Fahrenheit'),
   u('℃', 'degree Celsius', 'degrees Celsius'), u('℉', 'degree Fahrenheit', 'degrees Fahrenheit'), u('°', 'degree'),
