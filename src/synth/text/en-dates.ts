@@ -9,12 +9,12 @@ const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June',
   'July', 'August', 'September', 'October', 'November', 'December',
 ];
-export const MONTH_ALT =
+const MONTH_ALT =
   'Jan(?:uary|\\.)?|Feb(?:ruary|\\.)?|Mar(?:ch|\\.)?|Apr(?:il|\\.)?|May|June?\\.?|July?\\.?|Aug(?:ust|\\.)?|Sept?(?:ember|\\.)?|Oct(?:ober|\\.)?|Nov(?:ember|\\.)?|Dec(?:ember|\\.)?';
 // Month abbreviations with a period outside a date ("in Jan. we met"); "Mar." and "May" need no care here.
 const MONTH_ABBREVIATIONS = 'Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec';
 
-export function monthOf(token: string): string | undefined {
+function monthOf(token: string): string | undefined {
   const t = token.replace('.', '').toLowerCase();
   return MONTHS.find((m) => m.toLowerCase().startsWith(t.slice(0, 3)));
 }

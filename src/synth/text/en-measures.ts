@@ -5,7 +5,7 @@ import { CODE_ALT, CURRENCY_CODES, CURRENCY_SIGNS, moneyRange, money, SCALE_WORD
 import { cardinal, decimal } from './number-words.ts';
 
 /** A written number: "8,849", "3.5", ".5", "12". */
-export const NUM = '(?:\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?|\\.\\d+)';
+const NUM = '(?:\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?|\\.\\d+)';
 const SCALE = '(?:\\s?(thousand|million|billion|trillion)\\b|(bn|mn|tn|[kKmMbBtT])\\b)';
 
 /** "1" is singular; "1.0", "0.5" and everything else take the plural. */

@@ -21,7 +21,7 @@ function toRoman(n: number): string {
 }
 
 /** The value of a Roman numeral written the standard way ("XLVIII"), or undefined ("IIII", "VX", "MIXED"). */
-export function romanValue(token: string): number | undefined {
+function romanValue(token: string): number | undefined {
   const up = token.toUpperCase();
   if (!/^[IVXLCDM]+$/.test(up)) return undefined;
   let total = 0;
@@ -63,8 +63,7 @@ const CARDINAL_AFTER = new Set(
   (
     'chapter chapters part parts book books volume vol act scene section article title episode phase stage level ' +
     'type class grade series appendix annex canto psalm psalms figure fig table plate division tier category round ' +
-    'bowl war vatican apollo gemini olympiad amendment clause schedule unit lesson step option mark mk page pages ' +
-    'wrestlemania rocky'
+    'bowl war olympiad amendment clause schedule unit lesson step option mark mk page pages'
   ).split(' '),
 );
 // After these even a single-letter numeral is one ("World War I", "Part V", "Type I diabetes").

@@ -6,7 +6,7 @@
 export interface CorpusPair {
   written: string;
   spoken: string;
-  /** One of the faults issue 18 lists. */
+  /** One of the faults the earlier listening test found. */
   issue?: true;
 }
 
@@ -14,7 +14,7 @@ const pairs = (issue: boolean, list: readonly (readonly [string, string])[]): Co
   list.map(([written, spoken]) => (issue ? { written, spoken, issue: true } : { written, spoken }));
 
 export const CORPUS: readonly CorpusPair[] = [
-  // The faults of issue 18.
+  // The faults the earlier listening test found.
   ...pairs(true, [
     ['on the 4th of July', 'on the fourth of July'],
     ['the 5th May', 'the fifth of May'],
