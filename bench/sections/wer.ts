@@ -48,7 +48,7 @@ async function available(): Promise<string | null> {
 }
 
 /** Recognizes every `<id>.wav` (16 kHz mono s16) in `dir`; returns the hypothesis per id. */
-async function recognize(dir: string, ids: string[]): Promise<Map<string, string>> {
+export async function recognize(dir: string, ids: string[]): Promise<Map<string, string>> {
   const ctl = join(dir, 'ctl');
   const hyp = join(dir, 'hyp');
   await writeFile(ctl, `${ids.join('\n')}\n`);

@@ -39,7 +39,7 @@ describe('English normalization', () => {
     ['Dr. Smith', 'Doctor Smith'],
     ['Mr. and Mrs. Jones', 'Mister and Missus Jones'],
     ['St. Paul', 'Saint Paul'],
-    ['221 Baker St. It was late.', 'two hundred twenty-one Baker Street. It was late.'],
+    ['221 Baker St. It was late.', 'two twenty-one Baker Street. It was late.'],
     ['Mount St. Helens', 'Mount Saint Helens'],
     ['We met Dr. Who at 12 Oak Dr. The end.', 'We met Doctor Who at twelve Oak Drive. The end.'],
     ['I live on Elm St.', 'I live on Elm Street.'],

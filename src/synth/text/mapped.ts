@@ -35,11 +35,17 @@ export function standingFor(text: string, start: number, end: number): MappedTex
 
 export function concatMapped(parts: readonly MappedText[]): MappedText {
   if (parts.length === 1) return parts[0];
-  return {
-    text: parts.map((p) => p.text).join(''),
-    starts: parts.flatMap((p) => p.starts),
-    ends: parts.flatMap((p) => p.ends),
-  };
+  // Plain loops: flatMap took 80 % of normalizing a 10 000-character text full of numbers (hundreds of parts,
+  // once per rule).
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const p of parts) {
+    for (let i = 0; i < p.starts.length; i++) {
+      starts.push(p.starts[i]);
+      ends.push(p.ends[i]);
+    }
+  }
+  return { text: parts.map((p) => p.text).join(''), starts, ends };
 }
 
 export function sliceMapped(m: MappedText, start: number, end = m.text.length): MappedText {

@@ -76,6 +76,25 @@ export function fraction(numerator: number, denominator: number): string {
   return `${cardinal(numerator)} ${numerator === 1 ? one : many}`;
 }
 
+/**
+ * Numbers that name rather than count (a model, a street number, a room, a flight), said in pairs the way
+ * people say them: 747 "seven forty-seven", 101 "one oh one", 380 "three eighty", 1600 "sixteen hundred",
+ * 8086 "eighty eighty-six", 2000 "two thousand". Leading zeros and long strings are read digit by digit.
+ */
+export function nominal(s: string): string {
+  if ((s.length > 1 && s.startsWith('0')) || s.length > 5 || !/^\d+$/.test(s)) return digits(s);
+  const n = Number(s);
+  if (s.length <= 2) return cardinal(n);
+  // Five digits: "12345" is twelve three forty-five; "12000" and "12045" are read as numbers.
+  if (s.length === 5) return n % 1000 < 100 ? cardinal(n) : `${below100(Math.floor(n / 1000))} ${nominal(s.slice(2))}`;
+  const hi = Math.floor(n / 100);
+  const lo = n % 100;
+  if (s.length === 4 && n % 1000 === 0) return cardinal(n);
+  const head = s.length === 3 ? ONES[hi] : below100(hi);
+  if (lo === 0) return `${head} hundred`;
+  return lo < 10 ? `${head} oh ${ONES[lo]}` : `${head} ${below100(lo)}`;
+}
+
 /** "zero zero seven". */
 export function digits(s: string): string {
   return [...s].filter((c) => c >= '0' && c <= '9').map((c) => ONES[Number(c)]).join(' ');
