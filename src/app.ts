@@ -44,6 +44,8 @@ import { FairScheduler } from './speech/scheduler.ts';
 import { SpeechService } from './speech/speech-service.ts';
 import { WyomingServer } from './wyoming/server.ts';
 import { VoiceLibrary } from './voices/library.ts';
+import { VoicesDirWatch } from './voices/voices-dir-watch.ts';
+import { VoiceInstalls } from './voices/install/voice-installs.ts';
 import { BUILTIN_VOICES } from './voices/builtin.ts';
 import { VoiceForge } from './voices/forge.ts';
 import { SpeechAnalyzer } from './voices/forge-pool.ts';
@@ -83,6 +85,33 @@ function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/**
+ * VOICES_DIR kept current while the service runs (voices added or removed are served or gone within seconds),
+ * and the installs the operator's page and VOICES_INSTALL start.
+ */
+function naturalVoiceServices(config: Readonly<Config>, app: FastifyInstance, library: VoiceLibrary, synthesizer: SpeechEngines['synthesizer'], neural: SpeechEngines['neural']) {
+  const voicesDir = new VoicesDirWatch({ dir: config.voicesDir, library, synthesizer, log: app.log, initial: neural });
+  const voiceInstalls = new VoiceInstalls({
+    voicesDir: config.voicesDir,
+    sources: { catalogUrl: config.voicesCatalogUrl, kokoroFilesUrl: config.kokoroFilesUrl },
+    log: app.log,
+    refresh: () => voicesDir.refresh(),
+  });
+  if (config.defaultVoice && !library.catalogVoice(config.defaultVoice)) {
+    app.log.warn({ defaultVoice: config.defaultVoice }, `DEFAULT_VOICE ${config.defaultVoice} is not installed (yet): "default" speaks ${library.defaultVoice().id} until it is`);
+  }
+  app.addHook('onListen', () => {
+    voicesDir.start();
+    // In the background: the service serves meanwhile, and each voice speaks as soon as it is in place.
+    void voiceInstalls.installAtStart(config.voicesInstall);
+  });
+  app.addHook('onClose', () => {
+    voiceInstalls.close();
+    voicesDir.close();
+  });
+  return { voicesDir, voiceInstalls };
+}
+
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
 async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
@@ -104,7 +133,9 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
-  const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
+  const voices = new VoiceLibrary(ownedVoices, BUILTIN_VOICES, { defaultVoice: config.defaultVoice });
+  voices.setNaturalVoices(neural.voices);
+  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural);
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
@@ -138,6 +169,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     usage,
     metrics,
     lexicons,
+    voicesDir,
+    voiceInstalls,
     speech: new SpeechService({
       synthesizer,
       voices,

@@ -15,6 +15,8 @@ import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
 import type { VoiceForge } from './voices/forge.ts';
 import type { DbVoiceStore } from './voices/owned-store.ts';
+import type { VoiceInstalls } from './voices/install/voice-installs.ts';
+import type { VoicesDirWatch } from './voices/voices-dir-watch.ts';
 
 /** One thing a node needs before it takes traffic (`/readyz`); `check` throws when it is not ready. */
 export interface ReadinessCheck {
@@ -46,6 +48,10 @@ export interface Services {
   metrics: Metrics;
   /** Users' pronunciation lexicons (/api/lexicons) and the rules a speech request gets from them. */
   lexicons: LexiconService;
+  /** VOICES_DIR, rescanned when it changes: its natural voices are served without a restart. */
+  voicesDir: VoicesDirWatch;
+  /** Installs of catalogue voices run by the service (operator's page, VOICES_INSTALL). */
+  voiceInstalls: VoiceInstalls;
   /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
   speech: SpeechService;
   /** The Wyoming TTS server, when WYOMING_PORT is set (started once the app is ready). */

@@ -5,7 +5,7 @@ import { rateOf, UnknownVoiceError } from '../../engine.ts';
 import { findPiperVoice, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize } from '../espeak/phonemize.ts';
-import { clip, firstOutput, onnxRuntime, sessionFor } from '../onnx.ts';
+import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { finalMarkOf, piperIds } from './ids.ts';
 import { PIPER_MAX_RATE, PIPER_MIN_RATE, piperInfo } from './info.ts';
@@ -21,7 +21,7 @@ class PiperEngine implements Engine {
     const phonemes = await phonemize(text, model.espeakVoice);
     const { ids, wordStarts } = piperIds(phonemes, finalMarkOf(text), model.phonemeIdMap);
     if (options.signal?.aborted || wordStarts.length === 0) return;
-    const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath)]);
+    const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath, model.revision)]);
     const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
       input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
       input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
@@ -30,7 +30,7 @@ class PiperEngine implements Engine {
     if (session.inputNames.includes('sid')) {
       feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(speaker?.id ?? 0)]), [1]);
     }
-    const results = await session.run(feeds);
+    const results = await runSession(session, feeds);
     if (options.signal?.aborted) return;
     const samples = clip(firstOutput(session, results));
     yield {
