@@ -13,6 +13,7 @@ import { SessionService } from './accounts/sessions.ts';
 import { SignInService } from './accounts/sign-in.ts';
 import { UsageService } from './accounts/usage.ts';
 import { UserService } from './accounts/users.ts';
+import { OperatorPolicy } from './accounts/operators.ts';
 import { openStore } from './store/database.ts';
 import { openSharedState } from './store/shared-state/open.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
@@ -58,6 +59,7 @@ import { LexiconService } from './lexicons/lexicon-service.ts';
 import { LexiconStore } from './lexicons/lexicon-store.ts';
 import { LEXICON_LIMITS } from './schemas/lexicons.ts';
 import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
+import { voiceInstallRoutes } from './http/routes/voice-installs.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -162,6 +164,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     ],
     mailer,
     users: new UserService(db),
+    operators: new OperatorPolicy(db, config.adminEmails),
     magicLinks,
     signIn: new SignInService(magicLinks, mailer, config.publicUrl),
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
@@ -276,6 +279,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(lexiconRoutes);
   await app.register(phonemizeRoutes);
   await app.register(voicePreviewRoutes);
+  await app.register(voiceInstallRoutes);
   await app.register(openaiRoutes);
   await app.register(elevenLabsRoutes);
   await app.register(elevenLabsVoiceRoutes);

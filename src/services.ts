@@ -5,6 +5,7 @@ import type { SessionService } from './accounts/sessions.ts';
 import type { SignInService } from './accounts/sign-in.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
+import type { OperatorPolicy } from './accounts/operators.ts';
 import type { LexiconService } from './lexicons/lexicon-service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
@@ -38,6 +39,8 @@ export interface Services {
   readiness: ReadinessCheck[];
   mailer: Mailer;
   users: UserService;
+  /** Who may install and remove voices (the first account, ADMIN_EMAILS). */
+  operators: OperatorPolicy;
   magicLinks: MagicLinkService;
   /** Issues sign-in links and mails them. */
   signIn: SignInService;

@@ -6,6 +6,7 @@
 import { matchesLanguage } from '../filter.ts';
 import { PIPER_DATASET_GENDER } from '../natural-rank.ts';
 import type { Gender } from '../voice.ts';
+import { DEFAULT_KOKORO_FILES_URL } from '../../config.ts';
 import { fetchText, SourceError } from './source.ts';
 
 export interface CatalogFile {
@@ -132,11 +133,36 @@ const KOKORO_MODELS = [
 /** The languages Kokoro v1.0's voices speak (the first letter of each voice name). */
 const KOKORO_LANGUAGES = ['en-US', 'en-GB', 'es', 'fr-FR', 'hi', 'it', 'ja', 'pt-BR', 'cmn'];
 
-export function kokoroCatalog(filesUrl: URL): CatalogVoice[] {
+/** A mirror's own sizes and checksums for the Kokoro files (its `files.json`), by file name. */
+export type KokoroManifest = ReadonlyMap<string, { size: number; sha256: string }>;
+
+/** The name of the optional manifest beside the Kokoro files: `{"<file>": {"size_bytes": n, "sha256_digest": "<hex>"}}`. */
+export const KOKORO_MANIFEST = 'files.json';
+
+export function parseKokoroManifest(raw: unknown): KokoroManifest {
+  const out = new Map<string, { size: number; sha256: string }>();
+  if (!isRecord(raw)) return out;
+  for (const [name, info] of Object.entries(raw)) {
+    if (!SAFE_FILE_NAME.test(name) || !isRecord(info)) continue;
+    const size = info.size_bytes;
+    const sha256 = str(info.sha256_digest)?.toLowerCase();
+    if (typeof size === 'number' && Number.isInteger(size) && size > 0 && size <= MAX_FILE_BYTES && sha256 && /^[0-9a-f]{64}$/.test(sha256)) {
+      out.set(name, { size, sha256 });
+    }
+  }
+  return out;
+}
+
+/**
+ * The Kokoro bundles at `filesUrl`. A mirror that serves other files (a later release, a re-export) publishes
+ * their sizes and SHA-256 in a manifest; without one, the pins above apply.
+ */
+export function kokoroCatalog(filesUrl: URL, manifest: KokoroManifest = new Map()): CatalogVoice[] {
+  const pinned = (name: string, size: number, sha256: string) => manifest.get(name) ?? { size, sha256 };
   return KOKORO_MODELS.map((m) => {
     const files: CatalogFile[] = [
-      { ...KOKORO_VOICES_FILE, url: new URL(KOKORO_VOICES_FILE.name, filesUrl).href },
-      { name: m.file, size: m.size, sha256: m.sha256, url: new URL(m.file, filesUrl).href },
+      { name: KOKORO_VOICES_FILE.name, ...pinned(KOKORO_VOICES_FILE.name, KOKORO_VOICES_FILE.size, KOKORO_VOICES_FILE.sha256), url: new URL(KOKORO_VOICES_FILE.name, filesUrl).href },
+      { name: m.file, ...pinned(m.file, m.size, m.sha256), url: new URL(m.file, filesUrl).href },
     ];
     return {
       name: m.name,
@@ -187,7 +213,17 @@ export async function loadCatalog(sources: CatalogSources, signal?: AbortSignal)
   } catch {
     throw new CatalogError(`the voice catalogue at ${sources.catalogUrl.href} is not JSON (is VOICES_CATALOG_URL the URL of voices.json?)`);
   }
-  return [...kokoroCatalog(sources.kokoroFilesUrl), ...parsePiperCatalog(raw, sources.catalogUrl)];
+  return [...kokoroCatalog(sources.kokoroFilesUrl, await kokoroManifest(sources.kokoroFilesUrl, signal)), ...parsePiperCatalog(raw, sources.catalogUrl)];
+}
+
+/** The manifest of a Kokoro mirror, if it has one (the release itself has none: its pins apply). */
+async function kokoroManifest(filesUrl: URL, signal?: AbortSignal): Promise<KokoroManifest> {
+  if (filesUrl.href === DEFAULT_KOKORO_FILES_URL) return new Map();
+  try {
+    return parseKokoroManifest(JSON.parse(await fetchText(new URL(KOKORO_MANIFEST, filesUrl), 1024 * 1024, signal)));
+  } catch {
+    return new Map();
+  }
 }
 
 export interface CatalogQuery {

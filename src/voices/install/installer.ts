@@ -224,7 +224,9 @@ export async function listInstalled(voicesDir: string): Promise<InstalledVoice[]
     const stem = n.slice(0, -'.onnx'.length);
     if (/^kokoro/i.test(stem)) {
       const files = [n, ...voicesBins];
-      out.push({ name: kokoroName(stem), engine: 'kokoro', files, size: await sizeOrZero(join(voicesDir, n)) });
+      let size = 0;
+      for (const f of files) size += await sizeOrZero(join(voicesDir, f));
+      out.push({ name: kokoroName(stem), engine: 'kokoro', files, size });
     } else if (present.has(`${n}.json`)) {
       const files = [n, `${n}.json`];
       let size = 0;
