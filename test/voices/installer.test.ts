@@ -145,7 +145,7 @@ test('progress: a bar redrawn in place on a terminal, a few plain lines elsewher
   const bar = progressPrinter({ write: (s) => (tty += s), isTTY: true, columns: 100 });
   for (let r = 0; r <= 1_000_000; r += 100_000) bar.update(p(r));
   bar.done();
-  assert.match(tty, /\r\u001b\[2Kv \[#{15}\.{15}\] 500 kB of 1\.0 MB \(50%\), 250 kB\/s, 2 s left/);
+  assert.ok(tty.includes('\r\u001b[2Kv [###############...............] 500 kB of 1.0 MB (50%), 250 kB/s, 2 s left'), JSON.stringify(tty));
   assert.equal(tty.split('\n').length, 2, 'one line, redrawn');
   let plain = '';
   let clock = 0;
@@ -154,7 +154,7 @@ test('progress: a bar redrawn in place on a terminal, a few plain lines elsewher
     clock += 10;
     lines.update(p(r));
   }
-  assert.doesNotMatch(plain, /\r|\u001b/);
+  assert.ok(!plain.includes('\r') && !plain.includes('\u001b'), 'no terminal control characters');
   const count = plain.trim().split('\n').length;
   assert.ok(count >= 3 && count <= 6, `a line per quarter, not per chunk: ${count}\n${plain}`);
 });
