@@ -55,6 +55,11 @@ export class VoiceInstalls {
     return voices;
   }
 
+  /** The next catalogue() reads the catalogue afresh (it changed, or the network came back). */
+  forgetCatalog(): void {
+    this.cached = undefined;
+  }
+
   installed(): Promise<InstalledVoice[]> {
     return listInstalled(this.options.voicesDir);
   }
@@ -95,7 +100,8 @@ export class VoiceInstalls {
     const { log, voicesDir } = this.options;
     let lastLogged = -1;
     const onProgress = (p: InstallProgress) => {
-      job.status = p.phase === 'installed' ? 'installed' : p.phase;
+      // "installed" only once the service has applied it (below): a client that sees it can use the voice.
+      job.status = p.phase === 'installed' ? 'downloading' : p.phase;
       job.received = p.received;
       job.total = p.total;
       job.bytesPerSecond = Math.round(p.bytesPerSecond);
