@@ -5,6 +5,9 @@ import type { CloneFields, DoneMessage, Gender, SynthesizeMessage } from '../src
 export type {
   ApiKey,
   BreedBody as BreedRequest,
+  CatalogEntry,
+  InstalledVoice,
+  InstallJob,
   CreatedApiKey,
   ErrorBody,
   ErrorCode,

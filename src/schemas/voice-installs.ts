@@ -27,6 +27,7 @@ export const CatalogQuery = Type.Object({
 export type CatalogQuery = Static<typeof CatalogQuery>;
 
 export const CatalogList = Type.Object({ voices: Type.Array(CatalogEntry) }, { description: 'Installable natural voices' });
+export type CatalogList = Static<typeof CatalogList>;
 
 export const InstalledVoice = Type.Object({
   name: Type.String(),
@@ -35,7 +36,9 @@ export const InstalledVoice = Type.Object({
   files: Type.Array(Type.String()),
   voice_ids: Type.Array(Type.String(), { description: 'The voice ids it adds (one per speaker)' }),
 });
+export type InstalledVoice = Static<typeof InstalledVoice>;
 export const InstalledList = Type.Object({ voices: Type.Array(InstalledVoice) }, { description: 'What VOICES_DIR holds' });
+export type InstalledList = Static<typeof InstalledList>;
 
 export const InstallJob = Type.Object({
   name: Type.String(),
@@ -52,6 +55,9 @@ export type InstallJob = Static<typeof InstallJob>;
 
 export const InstallBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' }) }, { examples: [{ name: 'en_US-lessac-medium' }] });
 export const InstallResponse = Type.Object({ install: InstallJob }, { description: 'The install, started (or already running)' });
+export type InstallResponse = Static<typeof InstallResponse>;
 export const InstallList = Type.Object({ installs: Type.Array(InstallJob) }, { description: 'Installs running, and those finished in the last 10 minutes' });
+export type InstallList = Static<typeof InstallList>;
 export const InstalledParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) });
 export const Removed = Type.Object({ name: Type.String(), removed: Type.Array(Type.String({ description: 'Files deleted' })) });
+export type Removed = Static<typeof Removed>;

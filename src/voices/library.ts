@@ -34,6 +34,8 @@ export class VoiceLibrary {
   /** The catalog by id: the built-in voices plus the natural ones. */
   private byId: ReadonlyMap<string, Voice>;
   private catalog: readonly Voice[];
+  /** The catalog in listing order, per list of preferred languages (a list request sorts nothing). */
+  private readonly ordered = new Map<string, Voice[]>();
 
   constructor(
     private readonly owned: OwnedVoiceStore | null,
@@ -64,6 +66,7 @@ export class VoiceLibrary {
     this.natural = voices.filter((v) => !builtinIds.has(v.id));
     this.catalog = [...this.natural, ...this.builtins];
     this.byId = new Map(this.catalog.map((v) => [v.id, v]));
+    this.ordered.clear();
     if (this.searchIndex) {
       const now = new Set(this.natural.map((v) => v.id));
       for (const v of before) if (!now.has(v.id)) this.searchIndex.remove(v.id);
@@ -102,8 +105,15 @@ export class VoiceLibrary {
 
   /** The voices matching `filter`, in listing order (order.ts): own voices, then natural ones in the caller's languages... */
   async list(filter: VoiceFilter, viewer: string | null, options: ListOptions = {}): Promise<Voice[]> {
-    const all = filterVoices([...(await this.ownedBy(viewer)), ...this.catalog], filter);
-    return orderVoices(all, options.languages ?? DEFAULT_LANGUAGES);
+    const languages = options.languages ?? DEFAULT_LANGUAGES;
+    const key = languages.join(',');
+    let catalog = this.ordered.get(key);
+    if (!catalog) {
+      catalog = orderVoices(this.catalog, languages);
+      if (this.ordered.size >= 64) this.ordered.clear();
+      this.ordered.set(key, catalog);
+    }
+    return filterVoices([...(await this.ownedBy(viewer)), ...catalog], filter);
   }
 
   async search(q: string, viewer: string | null, limit?: number): Promise<Voice[]> {

@@ -1,7 +1,7 @@
 // The order voices are listed in, on every door (dashboard, /api/voices, OpenAI's and ElevenLabs' lists,
 // Wyoming's info): the caller's own voices, then natural voices in the caller's languages, then their other
 // voices, then natural voices in other languages, then the rest. Within a group: language preference, then
-// quality, then catalog order.
+// quality, then the language's name (the rest reads alphabetically), then catalog order.
 import { isValidLanguageQuery, matchesLanguage } from './filter.ts';
 import { isNatural, qualityScore } from './natural-rank.ts';
 import type { Voice } from './voice.ts';
@@ -10,6 +10,7 @@ import type { Voice } from './voice.ts';
 export const DEFAULT_LANGUAGES: readonly string[] = ['en'];
 
 const MAX_LANGUAGES = 12;
+const byName = new Intl.Collator('en');
 
 /**
  * The languages of an Accept-Language header, most wanted first (`de-CH, de;q=0.9, en;q=0.8` → de-CH, de, en).
@@ -58,6 +59,8 @@ export function orderVoices<T extends Voice>(voices: readonly T[], languages: re
     const group = own ? 0 : wanted ? (natural ? 1 : 2) : natural ? 3 : 4;
     return { v, i, group, lang, quality: own ? 0 : qualityScore(v) };
   });
-  keyed.sort((a, b) => a.group - b.group || a.lang - b.lang || b.quality - a.quality || a.i - b.i);
+  keyed.sort(
+    (a, b) => a.group - b.group || a.lang - b.lang || b.quality - a.quality || byName.compare(a.v.language_name, b.v.language_name) || a.i - b.i,
+  );
   return keyed.map((k) => k.v);
 }

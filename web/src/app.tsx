@@ -14,6 +14,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { LexiconsPage } from './pages/lexicons.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
+import { NaturalVoicesPage } from './pages/natural-voices.tsx';
 
 const NAV = [
   { to: '/', label: 'Playground' },
@@ -23,6 +24,9 @@ const NAV = [
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
 ] as const;
+
+/** Operators (the first account, ADMIN_EMAILS) also install natural voices. */
+const OPERATOR_NAV = [{ to: '/natural-voices', label: 'Natural voices' }] as const;
 
 function isCurrent(to: string, path: string): boolean {
   return to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`);
@@ -37,6 +41,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/lexicons') return <LexiconsPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
+  if (path === '/natural-voices') return <NaturalVoicesPage />;
   return <NotFoundPage />;
 }
 
@@ -128,7 +133,7 @@ export function App() {
             <div id="site-menu" className={menuOpen ? 'site-menu open' : 'site-menu'}>
               <nav aria-label="Main">
                 <ul>
-                  {NAV.map((item) => (
+                  {[...NAV, ...(session.user.operator ? OPERATOR_NAV : [])].map((item) => (
                     <li key={item.to}>
                       <Link to={item.to} aria-current={isCurrent(item.to, path) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
                         {item.label}
