@@ -244,6 +244,8 @@ export class NotInstalledError extends Error {}
  * rest. Kokoro's voices file stays while another Kokoro model uses it.
  */
 export async function removeVoice(voicesDir: string, name: string): Promise<string[]> {
+  // A file name, never a path: nothing outside VOICES_DIR can be named.
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(name) || name.includes('..')) throw new NotInstalledError(`${name} is not a voice name`);
   const stem = kokoroStem(name) ?? (/^kokoro/i.test(name) ? name : undefined);
   const removed: string[] = [];
   const drop = async (file: string) => {
@@ -261,7 +263,6 @@ export async function removeVoice(voicesDir: string, name: string): Promise<stri
     if (others.length === 0) for (const bin of (await readdir(voicesDir)).filter((n) => /^voices.*\.bin$/i.test(n))) await drop(bin);
     return removed;
   }
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) throw new NotInstalledError(`${name} is not a voice name`);
   await drop(`${name}.onnx`);
   await drop(`${name}.onnx.json`);
   if (removed.length === 0) throw new NotInstalledError(`${name} is not installed in ${voicesDir}`);
