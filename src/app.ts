@@ -91,8 +91,15 @@ function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
  * VOICES_DIR kept current while the service runs (voices added or removed are served or gone within seconds),
  * and the installs the operator's page and VOICES_INSTALL start.
  */
-function naturalVoiceServices(config: Readonly<Config>, app: FastifyInstance, library: VoiceLibrary, synthesizer: SpeechEngines['synthesizer'], neural: SpeechEngines['neural']) {
-  const voicesDir = new VoicesDirWatch({ dir: config.voicesDir, library, synthesizer, log: app.log, initial: neural });
+function naturalVoiceServices(
+  config: Readonly<Config>,
+  app: FastifyInstance,
+  library: VoiceLibrary,
+  synthesizer: SpeechEngines['synthesizer'],
+  neural: SpeechEngines['neural'],
+  onModelsReplaced: () => void,
+) {
+  const voicesDir = new VoicesDirWatch({ dir: config.voicesDir, library, synthesizer, log: app.log, initial: neural, onModelsReplaced });
   const voiceInstalls = new VoiceInstalls({
     voicesDir: config.voicesDir,
     sources: { catalogUrl: config.voicesCatalogUrl, kokoroFilesUrl: config.kokoroFilesUrl },
@@ -137,7 +144,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, BUILTIN_VOICES, { defaultVoice: config.defaultVoice });
   voices.setNaturalVoices(neural.voices);
-  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural);
+  const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
+  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural, () => cache?.clear());
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
@@ -145,7 +153,6 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchPool(() => synthesizer.stats());
   // As many slots as the pool runs at once: any more would queue inside piscina, out of the fair order.
   const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey, shared: sharedState });
-  const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
   metrics.watchScheduler(() => scheduler.stats());
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);

@@ -184,7 +184,9 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     }
     if (!name.endsWith('.onnx')) continue;
     const key = basename(name, '.onnx');
-    const check = await checkOnnxFile(path);
+    // The folder changes while the service runs: a file removed since the listing is simply not there.
+    const check = await checkOnnxFile(path).catch((err: unknown) => (isMissing(err) ? null : { ok: false as const, reason: err instanceof Error ? err.message : String(err) }));
+    if (check === null) continue;
     if (!check.ok) {
       problem(name, check.reason);
       continue;
@@ -216,7 +218,7 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
       catalog.models.piper.push(model);
       catalog.voices.push(...piperVoices(model));
     } catch (err) {
-      problem(`${name}.json`, err instanceof Error ? err.message : String(err));
+      if (!isMissing(err)) problem(`${name}.json`, err instanceof Error ? err.message : String(err));
     }
   }
   // Two files giving the same voice id: the first (in name order) wins.
@@ -252,7 +254,7 @@ async function kokoroBundle(
     const revision = await revisionOf(onnxPath, join(dir, file));
     return { key, onnxPath, voicesPath: join(dir, file), revision, voices: [...vectors.keys()].sort() };
   } catch (err) {
-    problem(file, err instanceof Error ? err.message : String(err));
+    if (!isMissing(err)) problem(file, err instanceof Error ? err.message : String(err));
     return null;
   }
 }

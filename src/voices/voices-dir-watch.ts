@@ -23,6 +23,8 @@ export interface VoicesDirWatchOptions {
   initial: NeuralCatalog;
   /** How often the folder's listing is compared; default 2 000 ms. */
   pollMs?: number;
+  /** A voice's model was replaced or removed: answers cached from it must go. */
+  onModelsReplaced?: () => void;
 }
 
 /** The files a scan reads, with their sizes and times: when this changes, the folder is scanned again. */
@@ -97,11 +99,16 @@ export class VoicesDirWatch {
 
   private async poll(): Promise<void> {
     if (this.closed) return;
-    this.watchFolder();
-    const now = await signature(this.options.dir);
-    if (now === this.lastSignature) return;
-    this.lastSignature = now;
-    await this.refresh();
+    try {
+      this.watchFolder();
+      const now = await signature(this.options.dir);
+      if (now === this.lastSignature) return;
+      this.lastSignature = now;
+      await this.refresh();
+    } catch (err) {
+      // Never fatal: the next look tries again.
+      this.options.log.warn({ voicesDir: this.options.dir, err: { message: err instanceof Error ? err.message : String(err) } }, 'VOICES_DIR: rescanning failed');
+    }
   }
 
   /**
@@ -146,6 +153,7 @@ export class VoicesDirWatch {
       synthesizer.setNeuralModels(next.models);
       library.setNaturalVoices(next.voices);
     }
+    if (removed.length > 0 || revised || (modelsChanged && added.length === 0)) this.options.onModelsReplaced?.();
     if (added.length > 0) {
       log.info({ voicesDir: dir, added: added.map((v) => v.id) }, `VOICES_DIR: ${added.length} natural voice${added.length === 1 ? '' : 's'} added (${next.voices.length} loaded)`);
     }
