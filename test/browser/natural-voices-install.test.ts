@@ -1,7 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { launch, type BrowserSession } from './chromium.ts';
 import { browserSkip, startBrowserServer, type BrowserServer } from './harness.ts';
 import { signIn } from './sign-in.ts';
@@ -17,6 +19,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 let catalog: CatalogServer;
 let server: BrowserServer;
 let b: BrowserSession;
+const voicesDir = mkdtempSync(join(tmpdir(), 'voxsmith-browser-voices-'));
 
 before(async () => {
   if (skip) return;
@@ -25,7 +28,7 @@ before(async () => {
     piper: [{ key: 'en_US-lessac-medium', paddingBytes: 1_500_000 }, { key: 'en_US-ryan-high' }, { key: 'de_DE-thorsten-medium' }],
     throttleMs: { [model]: 60 },
   });
-  server = await startBrowserServer({ VOICES_CATALOG_URL: catalog.catalogUrl, KOKORO_FILES_URL: catalog.kokoroUrl, VOICES_DIR: `${process.env.TMPDIR ?? '/tmp'}/voxsmith-browser-voices-${process.pid}` });
+  server = await startBrowserServer({ VOICES_CATALOG_URL: catalog.catalogUrl, KOKORO_FILES_URL: catalog.kokoroUrl, VOICES_DIR: voicesDir });
   b = await launch();
   b.page.setDefaultTimeout(20_000);
 });
@@ -35,6 +38,7 @@ after(async () => {
   await b?.close();
   await server?.close();
   await catalog?.close();
+  rmSync(voicesDir, { recursive: true, force: true });
 });
 
 async function axe(label: string): Promise<void> {
