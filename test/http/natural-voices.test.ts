@@ -5,7 +5,7 @@
 // says which voice spoke (test/helpers/onnx-models.ts), served from a local catalogue in the real formats.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { loadCatalog } from '../../src/voices/install/catalog.ts';
 import { installVoice } from '../../src/voices/install/installer.ts';
 import { encodeEvent, FrameReader, type WyomingEvent } from '../../src/wyoming/frames.ts';
 import { pcm16Samples } from '../audio/signals.ts';
-import { PIPER_BASE_HZ } from '../helpers/onnx-models.ts';
+import { PIPER_BASE_HZ, piperModel } from '../helpers/onnx-models.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, testStore, testWithRedis } from '../helpers/stores.ts';
 import { startCatalogServer, type CatalogServer } from '../helpers/voice-catalog-server.ts';
@@ -175,6 +175,22 @@ describe('natural voices while the service runs', () => {
     }
     const installed = (await (await s.request('/api/admin/voices/installed', { cookie: operatorCookie })).json()) as { voices: { name: string; size: number; voice_ids: string[] }[] };
     assert.deepEqual(installed.voices, [{ name: 'en_US-lessac-medium', engine: 'piper', size: installed.voices[0]?.size, files: ['en_US-lessac-medium.onnx', 'en_US-lessac-medium.onnx.json'], voice_ids: ['piper-en-us-lessac-medium'] }]);
+  });
+
+  test('a model replaced in place speaks its new self: workers reload it, and no cached answer of the old one is served', async () => {
+    const say = () => speak('/v1/speak', { text: 'Hello there.', voice_id: 'piper-en-us-lessac-medium', format: 'pcm' });
+    assert.ok(Math.abs((await say()).pitch - PIPER_BASE_HZ) < 3);
+    // The same file name, another model (its tone is generated for 16 kHz, the JSON still says 22 050 Hz).
+    const path = join(voicesDir, 'en_US-lessac-medium.onnx');
+    const original = readFileSync(path);
+    const swap = (bytes: Uint8Array) => {
+      writeFileSync(`${path}.new`, bytes);
+      renameSync(`${path}.new`, path);
+    };
+    swap(piperModel({ sampleRate: 16000 }));
+    await waitFor('the replaced model', async () => Math.abs((await say()).pitch - PIPER_BASE_HZ) > 50);
+    swap(original);
+    await waitFor('the original model again', async () => Math.abs((await say()).pitch - PIPER_BASE_HZ) < 3);
   });
 
   test('voices written into VOICES_DIR by another process (the CLI, another node) are picked up within seconds', async () => {
