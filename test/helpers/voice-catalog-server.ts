@@ -26,6 +26,8 @@ export interface CatalogServerOptions {
   cutOnce?: string[];
   /** Paths sent in 16 KiB pieces this many ms apart. */
   throttleMs?: Record<string, number>;
+  /** These paths are answered only once voices.json has been read this many times (clients racing for one file). */
+  hold?: { paths: string[]; catalogReads: number };
 }
 
 export interface ServedRequest {
@@ -104,6 +106,8 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
   const cut = new Set(options.cutOnce ?? []);
   let down = false;
   const active = new Set<ServerResponse>();
+  let catalogReads = 0;
+  const released: Array<() => void> = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     active.add(res);
@@ -120,6 +124,8 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
       res.writeHead(404).end('not found');
       return;
     }
+    if (path === '/piper/voices.json' && ++catalogReads >= (options.hold?.catalogReads ?? Infinity)) for (const go of released.splice(0)) go();
+    if (options.hold?.paths.includes(path) && catalogReads < options.hold.catalogReads) await new Promise<void>((r) => released.push(r));
     let start = 0;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     if (range) {

@@ -19,8 +19,9 @@ before(async () => {
   catalog = await startCatalogServer({
     piper: [{ key: 'en_US-lessac-medium', paddingBytes: 600_000 }],
     kokoroPaddingBytes: 300_000,
-    // Slow enough that both processes are installing at the same time.
+    // Both processes are installing at the same time: the first file waits until both have read the catalogue.
     throttleMs: { [lessac]: 40, '/kokoro/kokoro-v1.0.int8.onnx': 40 },
+    hold: { paths: [lessac, '/kokoro/voices-v1.0.bin'], catalogReads: 2 },
   });
 });
 after(async () => {
