@@ -3,6 +3,11 @@ import { errorFromResponse, VoxsmithError } from './errors.ts';
 import { SpeechStream, STREAM_SAMPLE_RATE, type StreamOptions, type WebSocketClass } from './stream.ts';
 import type {
   ChapterIndex,
+  CatalogList,
+  InstalledList,
+  InstallList,
+  InstallResponse,
+  Removed,
   ForgedVoice,
   Health,
   Job,
@@ -30,7 +35,10 @@ import type {
 import type {
   ApiKey,
   BreedRequest,
+  CatalogEntry,
   CloneRequest,
+  InstalledVoice,
+  InstallJob,
   CreatedApiKey,
   JobUploadRequest,
   OpenAISpeechRequest,
@@ -156,6 +164,32 @@ export class VoxsmithClient {
 
   deleteVoice(id: string, options: RequestOptions = {}): Promise<VoiceDeleted> {
     return this.json(`/api/voices/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
+  }
+
+  // --- Natural voices (the service's operator: its first account, or one in ADMIN_EMAILS) ---
+
+  /** The catalogue of installable natural voices (Piper's catalogue and the Kokoro bundles), filtered. */
+  async voiceCatalog(query: { language?: string; quality?: string; engine?: string } = {}, options: RequestOptions = {}): Promise<CatalogEntry[]> {
+    return (await this.json<CatalogList>('/api/admin/voices/catalog', { query, ...options })).voices;
+  }
+
+  /** What VOICES_DIR holds, with the voice ids each adds. */
+  async installedVoices(options: RequestOptions = {}): Promise<InstalledVoice[]> {
+    return (await this.json<InstalledList>('/api/admin/voices/installed', options)).voices;
+  }
+
+  /** Starts installing a catalogue voice; follow it with voiceInstalls(). */
+  async installVoice(name: string, options: RequestOptions = {}): Promise<InstallJob> {
+    return (await this.json<InstallResponse>('/api/admin/voices/installs', { method: 'POST', json: { name }, ...options })).install;
+  }
+
+  /** Installs running, and those finished in the last minutes. */
+  async voiceInstalls(options: RequestOptions = {}): Promise<InstallJob[]> {
+    return (await this.json<InstallList>('/api/admin/voices/installs', options)).installs;
+  }
+
+  uninstallVoice(name: string, options: RequestOptions = {}): Promise<Removed> {
+    return this.json(`/api/admin/voices/installed/${encodeURIComponent(name)}`, { method: 'DELETE', ...options });
   }
 
   // --- Pronunciation lexicons ---

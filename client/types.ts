@@ -5,6 +5,9 @@ import type { CloneFields, DoneMessage, Gender, JobCreateBody, JobSource, Synthe
 export type {
   ApiKey,
   BreedBody as BreedRequest,
+  CatalogEntry,
+  InstalledVoice,
+  InstallJob,
   CreatedApiKey,
   ErrorBody,
   ErrorCode,

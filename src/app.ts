@@ -13,6 +13,7 @@ import { SessionService } from './accounts/sessions.ts';
 import { SignInService } from './accounts/sign-in.ts';
 import { UsageService } from './accounts/usage.ts';
 import { UserService } from './accounts/users.ts';
+import { OperatorPolicy } from './accounts/operators.ts';
 import { openStore } from './store/database.ts';
 import { openSharedState } from './store/shared-state/open.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
@@ -44,6 +45,8 @@ import { FairScheduler } from './speech/scheduler.ts';
 import { SpeechService } from './speech/speech-service.ts';
 import { WyomingServer } from './wyoming/server.ts';
 import { VoiceLibrary } from './voices/library.ts';
+import { VoicesDirWatch } from './voices/voices-dir-watch.ts';
+import { VoiceInstalls } from './voices/install/voice-installs.ts';
 import { BUILTIN_VOICES } from './voices/builtin.ts';
 import { VoiceForge } from './voices/forge.ts';
 import { SpeechAnalyzer } from './voices/forge-pool.ts';
@@ -58,6 +61,7 @@ import { LEXICON_LIMITS } from './schemas/lexicons.ts';
 import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { startJobs } from './jobs/start.ts';
+import { voiceInstallRoutes } from './http/routes/voice-installs.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -85,6 +89,40 @@ function hopsTrusted(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/**
+ * VOICES_DIR kept current while the service runs (voices added or removed are served or gone within seconds),
+ * and the installs the operator's page and VOICES_INSTALL start.
+ */
+function naturalVoiceServices(
+  config: Readonly<Config>,
+  app: FastifyInstance,
+  library: VoiceLibrary,
+  synthesizer: SpeechEngines['synthesizer'],
+  neural: SpeechEngines['neural'],
+  onModelsReplaced: () => void,
+) {
+  const voicesDir = new VoicesDirWatch({ dir: config.voicesDir, library, synthesizer, log: app.log, initial: neural, onModelsReplaced });
+  const voiceInstalls = new VoiceInstalls({
+    voicesDir: config.voicesDir,
+    sources: { catalogUrl: config.voicesCatalogUrl, kokoroFilesUrl: config.kokoroFilesUrl },
+    log: app.log,
+    refresh: () => voicesDir.refresh(),
+  });
+  if (config.defaultVoice && !library.catalogVoice(config.defaultVoice)) {
+    app.log.warn({ defaultVoice: config.defaultVoice }, `DEFAULT_VOICE ${config.defaultVoice} is not installed (yet): "default" speaks ${library.defaultVoice().id} until it is`);
+  }
+  app.addHook('onListen', () => {
+    voicesDir.start();
+    // In the background: the service serves meanwhile, and each voice speaks as soon as it is in place.
+    void voiceInstalls.installAtStart(config.voicesInstall);
+  });
+  app.addHook('onClose', () => {
+    voiceInstalls.close();
+    voicesDir.close();
+  });
+  return { voicesDir, voiceInstalls };
+}
+
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
 async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
@@ -106,7 +144,10 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
   app.addHook('onClose', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
-  const voices = new VoiceLibrary(ownedVoices, [...BUILTIN_VOICES, ...neural.voices]);
+  const voices = new VoiceLibrary(ownedVoices, BUILTIN_VOICES, { defaultVoice: config.defaultVoice });
+  voices.setNaturalVoices(neural.voices);
+  const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
+  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural, () => cache?.clear());
   const forgeAnalyzer = new SpeechAnalyzer();
   app.addHook('onClose', () => forgeAnalyzer.close());
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
@@ -114,7 +155,6 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchPool(() => synthesizer.stats());
   // As many slots as the pool runs at once: any more would queue inside piscina, out of the fair order.
   const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey, shared: sharedState });
-  const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
   metrics.watchScheduler(() => scheduler.stats());
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
@@ -145,6 +185,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     ],
     mailer,
     users: new UserService(db),
+    operators: new OperatorPolicy(db, config.adminEmails),
     magicLinks,
     signIn: new SignInService(magicLinks, mailer, config.publicUrl),
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
@@ -154,6 +195,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     lexicons,
     speech,
     jobs,
+    voicesDir,
+    voiceInstalls,
   };
 }
 
@@ -248,6 +291,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(lexiconRoutes);
   await app.register(phonemizeRoutes);
   await app.register(voicePreviewRoutes);
+  await app.register(voiceInstallRoutes);
   await app.register(openaiRoutes);
   await app.register(elevenLabsRoutes);
   await app.register(elevenLabsVoiceRoutes);

@@ -9,6 +9,16 @@ export interface Config {
   dataDir: string;
   /** Piper and Kokoro model files (VOICES_DIR, default ./voices); missing = no neural voices. */
   voicesDir: string;
+  /** The catalogue of installable voices (VOICES_CATALOG_URL: Piper's voices.json; its files relative to it). */
+  voicesCatalogUrl: URL;
+  /** Where the Kokoro v1.0 release files are (KOKORO_FILES_URL). */
+  kokoroFilesUrl: URL;
+  /** VOICES_INSTALL: catalogue names installed at start when missing. */
+  voicesInstall: string[];
+  /** DEFAULT_VOICE: what `default` speaks when installed; null = the best natural English voice, else flite-slt. */
+  defaultVoice: string | null;
+  /** ADMIN_EMAILS: accounts that operate the service (install voices), besides the first account. */
+  adminEmails: string[];
   publicUrl: URL;
   /** The origin cookie-authenticated writes must carry. */
   publicOrigin: string;
@@ -152,6 +162,25 @@ function jobsConfig(env: Env): JobsConfig {
   };
 }
 
+/** Piper's published catalogue, release v1.0.0 of rhasspy/piper-voices (each file at its path relative to it). */
+export const DEFAULT_VOICES_CATALOG_URL = 'https://huggingface.co/rhasspy/piper-voices/resolve/v1.0.0/voices.json';
+/** The kokoro-onnx project's v1.0 model files release. */
+export const DEFAULT_KOKORO_FILES_URL = 'https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/';
+
+function list(env: Env, name: string, pattern: RegExp, what: string): string[] {
+  const items = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = items.find((s) => !pattern.test(s));
+  if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of ${what}, got "${bad}"`);
+  return [...new Set(items)];
+}
+
+function baseUrl(env: Env, name: string, fallback: string, directory: boolean): URL {
+  const parsed = url(env, name, ['http:', 'https:', 'file:']) ?? new URL(fallback);
+  // A base for relative file names must end in a slash, or its last segment would be replaced.
+  if (directory && !parsed.pathname.endsWith('/')) parsed.pathname += '/';
+  return parsed;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
@@ -165,6 +194,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
     voicesDir: resolve(env.VOICES_DIR?.trim() || './voices'),
+    voicesCatalogUrl: baseUrl(env, 'VOICES_CATALOG_URL', DEFAULT_VOICES_CATALOG_URL, false),
+    kokoroFilesUrl: baseUrl(env, 'KOKORO_FILES_URL', DEFAULT_KOKORO_FILES_URL, true),
+    voicesInstall: list(env, 'VOICES_INSTALL', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'voice names such as en_US-lessac-medium'),
+    defaultVoice: env.DEFAULT_VOICE?.trim() || null,
+    adminEmails: list(env, 'ADMIN_EMAILS', /^[^\s@,]+@[^\s@,]+$/, 'e-mail addresses').map((e) => e.toLowerCase()),
     publicUrl,
     publicOrigin: publicUrl.origin,
     secureCookies: publicUrl.protocol === 'https:',

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const logStream = await logStreamFor(config);
   const app = await buildApp(config, { logStream, speechEngines });
   await app.listen({ port: config.port, host: config.host });
-  const facts = startupFacts(config);
+  const facts = { ...startupFacts(config), naturalVoices: app.services.voices.naturalCount() };
   if (logStream) process.stdout.write(startupBanner(facts));
   else app.log.info(facts, `Voxsmith is running: open ${facts.url}`);
 

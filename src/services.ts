@@ -5,6 +5,7 @@ import type { SessionService } from './accounts/sessions.ts';
 import type { SignInService } from './accounts/sign-in.ts';
 import type { UsageService } from './accounts/usage.ts';
 import type { UserService } from './accounts/users.ts';
+import type { OperatorPolicy } from './accounts/operators.ts';
 import type { LexiconService } from './lexicons/lexicon-service.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
@@ -16,6 +17,8 @@ import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
 import type { VoiceForge } from './voices/forge.ts';
 import type { DbVoiceStore } from './voices/owned-store.ts';
+import type { VoiceInstalls } from './voices/install/voice-installs.ts';
+import type { VoicesDirWatch } from './voices/voices-dir-watch.ts';
 
 /** One thing a node needs before it takes traffic (`/readyz`); `check` throws when it is not ready. */
 export interface ReadinessCheck {
@@ -37,6 +40,8 @@ export interface Services {
   readiness: ReadinessCheck[];
   mailer: Mailer;
   users: UserService;
+  /** Who may install and remove voices (the first account, ADMIN_EMAILS). */
+  operators: OperatorPolicy;
   magicLinks: MagicLinkService;
   /** Issues sign-in links and mails them. */
   signIn: SignInService;
@@ -47,6 +52,10 @@ export interface Services {
   metrics: Metrics;
   /** Users' pronunciation lexicons (/api/lexicons) and the rules a speech request gets from them. */
   lexicons: LexiconService;
+  /** VOICES_DIR, rescanned when it changes: its natural voices are served without a restart. */
+  voicesDir: VoicesDirWatch;
+  /** Installs of catalogue voices run by the service (operator's page, VOICES_INSTALL). */
+  voiceInstalls: VoiceInstalls;
   /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
   speech: SpeechService;
   /** Long-form jobs (books): accepted, rendered on every node through the job queue, served with their chapters. */

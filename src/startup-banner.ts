@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from './config.ts';
+import { naturalVoicesRow } from './natural-voices-banner.ts';
 
 /** What a person starting the service needs first: where to open it, where its data is, where sign-in links go. */
 export interface StartupFacts {
@@ -10,6 +11,8 @@ export interface StartupFacts {
   mail: 'smtp' | 'outbox';
   /** Local mail mode only: the folder sign-in mails are written to. */
   outbox?: string;
+  /** Natural (neural) voices loaded from VOICES_DIR; set once the app is built. */
+  naturalVoices?: number;
 }
 
 /** No secret ever: database, Redis and SMTP URLs carry passwords, so only their kind is named. */
@@ -37,6 +40,7 @@ export function startupBanner(facts: StartupFacts): string {
         ? `no SMTP_URL: sign-in links are printed below and saved to ${facts.outbox}/`
         : 'sign-in links are mailed over SMTP (SMTP_URL)',
     ],
+    ...(facts.naturalVoices !== undefined ? [naturalVoicesRow(facts.naturalVoices)] : []),
     ['Stop', 'Ctrl+C'],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -1,7 +1,12 @@
 // Passwordless sign-in: the magic-link and session bodies. Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
 
-export const User = Type.Object({ id: Type.String(), email: Type.String(), plan: Type.String() });
+export const User = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  plan: Type.String(),
+  operator: Type.Optional(Type.Boolean({ description: 'Operates this service (installs voices): its first account, or one in ADMIN_EMAILS' })),
+});
 export type User = Static<typeof User>;
 
 export const LoginBody = Type.Object({ email: Type.String({ maxLength: 320 }) }, { examples: [{ email: 'you@example.com' }] });

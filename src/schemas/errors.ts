@@ -27,6 +27,8 @@ export const ERRORS = {
   route_not_found: { status: 404, message: 'No such endpoint' },
   key_not_found: { status: 404, message: 'No such API key' },
   voice_not_found: { status: 404, message: 'No such voice' },
+  voice_not_installed: { status: 404, message: 'This voice is not installed in VOICES_DIR' },
+  operator_only: { status: 403, message: 'Only an operator of this service may do this: its first account, or one listed in ADMIN_EMAILS' },
   lexicon_not_found: { status: 404, message: 'No such lexicon' },
   lexicon_exists: { status: 409, message: 'A lexicon with this name already exists' },
   invalid_pls: { status: 400, message: 'The PLS lexicon is not well-formed XML or not a PLS document' },
@@ -53,6 +55,7 @@ export const ERRORS = {
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
   busy: { status: 503, message: 'The server is busy with other work, retry later' },
   unavailable: { status: 503, message: 'Service temporarily unavailable' },
+  catalog_unavailable: { status: 503, message: 'The voice catalogue cannot be reached (VOICES_CATALOG_URL)' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

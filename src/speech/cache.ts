@@ -88,6 +88,11 @@ export class SpeechCache {
     };
   }
 
+  /** Forgets every answer (a voice's model was replaced or removed: its old audio must not be served). */
+  clear(): void {
+    this.lru.clear();
+  }
+
   stats(): CacheStats {
     return { hits: this.hits, misses: this.misses, bytes: this.lru.calculatedSize, entries: this.lru.size, maxBytes: this.maxBytes };
   }

@@ -42,8 +42,8 @@ function isOpenAiVoice(name: string): name is OpenAiVoiceName {
 /** What the choice needs to know of the installed voices. */
 export interface VoiceCatalog {
   engineIds: readonly string[];
-  /** A neural voice standing in for catalog voice `id` (same gender), if any is installed. */
-  neuralStandIn(id: string): { id: string } | undefined;
+  /** The natural voice OpenAI's name stands for (the gender of built-in voice `builtinId`), if any is installed. */
+  naturalFor(name: OpenAiVoiceName, builtinId: string): { id: string } | undefined;
 }
 
 /** Which of our voices an OpenAI-style (model, voice) pair means; throws a 400 for a model we do not know. */
@@ -58,8 +58,8 @@ export function chooseVoice(model: string, voice: string | { id: string }, catal
   if (!isOpenAiVoice(lower)) return engine ? { voiceId: name, engine } : { voiceId: name };
   if (!engine) {
     const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
-    // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one.
-    return { voiceId: (model === 'tts-1-hd' && catalog.neuralStandIn(voiceId)?.id) || voiceId };
+    // With natural voices installed, OpenAI's models speak one of the same gender (see openai-natural.ts).
+    return { voiceId: catalog.naturalFor(lower, voiceId)?.id ?? voiceId };
   }
   const id = OPENAI_VOICES[engine]?.[lower];
   if (!id) throw new AppError('validation', `voice "${name}" has no ${engine} voice; pass one of our voice ids`);

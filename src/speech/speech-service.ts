@@ -1,18 +1,19 @@
 import { BARE_G711, FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
-import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN } from '../schemas/speech.ts';
+import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN, type OpenAiVoiceName } from '../schemas/speech.ts';
 import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
 import type { Phonemized } from '../synth/phonemize.ts';
 import type { SpeechChunk, SpeechRequest, Synthesizer } from '../synth/synthesizer.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
-import type { Voice } from '../voices/voice.ts';
+import type { Gender, Voice } from '../voices/voice.ts';
 import { previewText } from '../schemas/previews.ts';
 import { SpeechCache } from './cache.ts';
 import { parseRequestText, type TextType } from './markup.ts';
-import { chooseVoice, type VoiceChoice } from './openai-voices.ts';
+import { chooseVoice, OPENAI_VOICES, type VoiceChoice } from './openai-voices.ts';
+import { naturalVoiceFor } from './openai-natural.ts';
 import type { FairScheduler, ReleaseSlot } from './scheduler.ts';
 
 type SpeechMetrics = Pick<Metrics, 'meterSpeech' | 'rateLimited'>;
@@ -139,7 +140,15 @@ export class SpeechService {
 
   /** Which of our voices OpenAI's (model, voice) pair means (see openai-voices.ts). */
   chooseOpenAiVoice(model: string, voice: string | { id: string }): VoiceChoice {
-    return chooseVoice(model, voice, { engineIds: this.engineIds(), neuralStandIn: (id) => this.deps.voices.neuralStandIn(id) });
+    const { voices } = this.deps;
+    const genderOf = (name: OpenAiVoiceName): Gender => voices.catalogVoice(OPENAI_VOICES.flite[name])?.gender ?? 'neutral';
+    return chooseVoice(model, voice, {
+      engineIds: this.engineIds(),
+      naturalFor: (name, builtinId) => {
+        const gender = voices.catalogVoice(builtinId)?.gender ?? genderOf(name);
+        return naturalVoiceFor(name, gender, voices.naturalStandIns(gender), genderOf);
+      },
+    });
   }
 
   /**

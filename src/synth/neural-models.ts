@@ -1,5 +1,6 @@
-// The neural models found in VOICES_DIR, as plain data: the main thread scans the directory once and hands
-// the result to every worker (workerData), so both sides resolve a VoiceSpec against the same files.
+// The neural models found in VOICES_DIR, as plain data. The main thread scans the directory (at start, then
+// whenever it changes) and every task that speaks a neural voice carries the models it names, so a worker
+// resolves a VoiceSpec against the same files as the main thread did, however recently they were added.
 
 export interface PiperSpeaker {
   name: string;
@@ -10,6 +11,8 @@ export interface PiperModel {
   /** The file stem: `en_US-lessac-medium` for `en_US-lessac-medium.onnx`. */
   key: string;
   onnxPath: string;
+  /** Changes when the files change (size and modification time): a replaced model is loaded anew. */
+  revision: string;
   sampleRate: number;
   /** espeak-ng voice for phonemes, e.g. `en-us`. */
   espeakVoice: string;
@@ -32,6 +35,8 @@ export interface KokoroBundle {
   key: string;
   onnxPath: string;
   voicesPath: string;
+  /** Changes when either file changes (size and modification time). */
+  revision: string;
   /** Voice names in the voices file, e.g. `af_heart`. */
   voices: string[];
 }
@@ -69,6 +74,70 @@ export function installNeuralModels(models: NeuralModels): void {
 
 export function neuralModels(): NeuralModels {
   return state().models;
+}
+
+/**
+ * Adds these models to the ones this thread knows, replacing any of the same key (a worker, from the models a
+ * task carries). Models not named stay: another task may still use them until retainNeuralModels drops them.
+ */
+export function mergeNeuralModels(models: NeuralModels): void {
+  const current = state();
+  let changed = false;
+  const piper = new Map(current.piper);
+  for (const m of models.piper) {
+    if (piper.get(m.key)?.revision === m.revision && piper.get(m.key)?.onnxPath === m.onnxPath) continue;
+    piper.set(m.key, m);
+    changed = true;
+  }
+  const kokoro = new Map(current.kokoro);
+  for (const b of models.kokoro) {
+    const had = kokoro.get(b.key);
+    if (had?.revision === b.revision && had.onnxPath === b.onnxPath && had.voices.length === b.voices.length) continue;
+    kokoro.set(b.key, b);
+    changed = true;
+  }
+  if (changed) installNeuralModels({ piper: [...piper.values()], kokoro: [...kokoro.values()] });
+}
+
+/** Forgets every model whose key is not in `keys` (removed from VOICES_DIR). */
+export function retainNeuralModels(keys: ReadonlySet<string>): void {
+  const { models } = state();
+  const piper = models.piper.filter((m) => keys.has(m.key));
+  const kokoro = models.kokoro.filter((b) => keys.has(b.key));
+  if (piper.length !== models.piper.length || kokoro.length !== models.kokoro.length) installNeuralModels({ piper, kokoro });
+}
+
+/** The files (path and revision) of the models this thread knows: what its sessions may keep. */
+export function neuralFiles(): Set<string> {
+  const { models } = state();
+  const files = new Set<string>();
+  for (const m of models.piper) files.add(fileKey(m.onnxPath, m.revision));
+  for (const b of models.kokoro) {
+    files.add(fileKey(b.onnxPath, b.revision));
+    files.add(fileKey(b.voicesPath, b.revision));
+  }
+  return files;
+}
+
+/** How a loaded file is cached: a file replaced under the same name is a new entry. */
+export function fileKey(path: string, revision: string): string {
+  return `${revision}\u0000${path}`;
+}
+
+/** The models (at most one each) that these voice specs use, for a task to carry to its worker. */
+export function neuralModelsFor(specs: readonly { engine: string; base: string }[]): NeuralModels | undefined {
+  let out: NeuralModels | undefined;
+  for (const spec of specs) {
+    if (spec.engine === 'piper') {
+      const found = findPiperVoice(spec.base);
+      if (found && !out?.piper.includes(found.model)) (out ??= { piper: [], kokoro: [] }).piper.push(found.model);
+    } else if (spec.engine === 'kokoro') {
+      const slash = spec.base.indexOf('/');
+      const bundle = state().kokoro.get(slash < 0 ? spec.base : spec.base.slice(0, slash));
+      if (bundle && !out?.kokoro.includes(bundle)) (out ??= { piper: [], kokoro: [] }).kokoro.push(bundle);
+    }
+  }
+  return out;
 }
 
 /** `key` or `key/speaker` → the model and speaker id (undefined for an unknown base or speaker). */

@@ -31,6 +31,8 @@ export interface SpeakTask {
   maxUnackedSeconds: number;
   /** Give up when the consumer acks nothing for this long while the worker waits (a vanished client). */
   stallTimeoutMs: number;
+  /** The neural models the request's voices use, as the main thread knows them now (VOICES_DIR changes at run time). */
+  neural?: NeuralModels;
 }
 
 /** POST /v1/phonemize: the normalized text and each word's phonemes (one answer, no port). */
@@ -38,14 +40,23 @@ export interface PhonemizeTask {
   type: 'phonemize';
   id: number;
   request: PhonemizeRequest;
+  neural?: NeuralModels;
+}
+
+/** Main thread -> every worker, on the pool's broadcast channel: the models VOICES_DIR still holds. */
+export interface NeuralRetain {
+  type: 'retain';
+  keys: string[];
 }
 
 export type WorkerTask = SpeakTask | PhonemizeTask;
 
 /** What every worker thread is started with (piscina's workerData). */
 export interface WorkerSettings {
-  /** Piper and Kokoro models found in VOICES_DIR (see src/voices/neural-catalog.ts); none by default. */
+  /** Piper and Kokoro models found in VOICES_DIR at start (see src/voices/neural-catalog.ts); none by default. */
   neural?: NeuralModels;
+  /** The BroadcastChannel on which the main thread says which models are still installed (NeuralRetain). */
+  neuralChannel?: string;
   /**
    * Integrated loudness every voice is brought to (each thread measures its voices against it); default
    * -16 LUFS; null: every engine at its own level (the limiter still keeps peaks under the ceiling).

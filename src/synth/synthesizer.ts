@@ -1,14 +1,15 @@
 // The one API the HTTP layer uses: text in, encoded audio chunks out, rendered in the worker pool.
-import { MessageChannel } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel, MessageChannel } from 'node:worker_threads';
 import { FORMATS, isEncodeFormat } from '../audio/encoders/index.ts';
 import type { EngineInfo } from './engine.ts';
-import { installNeuralModels } from './neural-models.ts';
+import { installNeuralModels, neuralModelsFor, type NeuralModels } from './neural-models.ts';
 import { readEspeakData } from './engines/espeak/module.ts';
 import { compileFlite } from './engines/flite/compiled.ts';
 import { isLongReading } from './long-reading.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
-import type { ControlMessage, StreamMessage } from './protocol.ts';
+import type { ControlMessage, NeuralRetain, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
 import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
 
@@ -32,6 +33,11 @@ export interface Synthesizer {
   /** Resolves once the first thread is warm: requests are served warm from then on (readiness). */
   serving(): Promise<void>;
   stats(): PoolStats;
+  /**
+   * Makes these the neural models (VOICES_DIR changed): requests use them at once, and the workers let go of
+   * the models no longer listed.
+   */
+  setNeuralModels(models: NeuralModels): void;
   close(): Promise<void>;
 }
 
@@ -82,8 +88,17 @@ function validate(req: SpeechRequest): void {
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
   if (options.neural) installNeuralModels(options.neural);
   const { maxUnackedSeconds = 2, stallTimeoutMs = 120_000, ...poolOptions } = options;
+  // One channel per pool: several services (tests) may share a process.
+  const neuralChannel = `voxsmith-neural-${randomUUID()}`;
+  const channel = new BroadcastChannel(neuralChannel);
+  channel.unref();
   // Compiled and read here once and shared, not by every thread.
-  const pool = new SynthPool({ ...poolOptions, flite: poolOptions.flite ?? compileFlite(), espeakData: poolOptions.espeakData ?? readEspeakData() });
+  const pool = new SynthPool({
+    ...poolOptions,
+    neuralChannel,
+    flite: poolOptions.flite ?? compileFlite(),
+    espeakData: poolOptions.espeakData ?? readEspeakData(),
+  });
   let nextId = 1;
 
   async function* speak(req: SpeechRequest, signal?: AbortSignal, options: SpeakOptions = {}): AsyncGenerator<SpeechChunk> {
@@ -108,7 +123,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     const request: SpeechRequest = { ...req };
     // The text's length with any markup in it: close enough to the speech's for choosing a thread.
     const long = options.background === true || isLongReading(req.text.length);
-    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs }, [port2], long);
+    const neural = neuralModelsFor([req.voice, ...(req.voices ?? []).map((v) => v.spec)]);
+    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs, ...(neural ? { neural } : {}) }, [port2], long);
     task.catch((err: unknown) => {
       crash = err instanceof Error ? err : new Error(String(err));
       poke();
@@ -149,7 +165,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
       throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
     }
-    return (await pool.run({ type: 'phonemize', id: nextId++, request: req })).result;
+    const neural = neuralModelsFor([req.voice]);
+    return (await pool.run({ type: 'phonemize', id: nextId++, request: req, ...(neural ? { neural } : {}) })).result;
   }
 
   return {
@@ -159,6 +176,14 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     ready: () => pool.ready(),
     serving: () => pool.serving(),
     stats: () => pool.stats(),
-    close: () => pool.close(),
+    setNeuralModels: (models) => {
+      installNeuralModels(models);
+      const keys = [...models.piper.map((m) => m.key), ...models.kokoro.map((b) => b.key)];
+      channel.postMessage({ type: 'retain', keys } satisfies NeuralRetain);
+    },
+    close: async () => {
+      channel.close();
+      await pool.close();
+    },
   };
 }

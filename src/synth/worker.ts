@@ -1,21 +1,33 @@
 // A piscina worker: loads every engine once when the thread starts, then runs speak tasks, streaming
 // encoded audio back on each task's own MessagePort with credit-based flow control.
-import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
+import { BroadcastChannel, parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteProgram } from './engines/flite/program.ts';
-import { installNeuralModels } from './neural-models.ts';
+import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
+import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
-import type { ControlMessage, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
+import type { ControlMessage, NeuralRetain, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 
 const settings = (workerData ?? {}) as WorkerSettings;
-// The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files.
+// The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files. Models added
+// later come with the tasks that use them; removed ones are announced on the channel, and their sessions let go.
 if (settings.neural) installNeuralModels(settings.neural);
+if (settings.neuralChannel) {
+  const channel = new BroadcastChannel(settings.neuralChannel);
+  channel.unref();
+  channel.onmessage = (event) => {
+    const msg = (event as { data?: NeuralRetain }).data;
+    if (msg?.type !== 'retain') return;
+    retainNeuralModels(new Set(msg.keys));
+    dropSessionsExcept(neuralFiles());
+  };
+}
 if (settings.flite) FliteProgram.use(settings.flite);
 if (settings.espeakData) useEspeakData(settings.espeakData);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
@@ -145,6 +157,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
 }
 
 export default async function handle<T extends WorkerTask>(task: T): Promise<ResultOf<T>> {
+  if (task.neural) mergeNeuralModels(task.neural);
   if (task.type === 'phonemize') return { type: 'phonemized', id: task.id, result: await phonemizeText(task.request) } as ResultOf<T>;
   return (await speak(task as SpeakTask)) as ResultOf<T>;
 }

@@ -1,10 +1,11 @@
 // VOICES_DIR: the Piper and Kokoro model files the operator put there, as synthesis models (for the
 // workers) and as library voices. Each broken, truncated or mismatched file is reported with its path and
 // reason and left out; everything else still loads. A missing directory means no neural voices.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readStyleVectors } from '../synth/engines/kokoro/voices-file.ts';
 import { kokoroGender, kokoroLanguage, type KokoroBundle, type NeuralModels, type PiperModel } from '../synth/neural-models.ts';
+import { PIPER_DATASET_GENDER } from './natural-rank.ts';
 import { checkOnnxFile } from './onnx-file-check.ts';
 import type { Voice } from './voice.ts';
 
@@ -37,8 +38,18 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
+/** What changes when a file is replaced: its size and modification time. */
+async function revisionOf(...paths: string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const path of paths) {
+    const st = await stat(path);
+    parts.push(`${st.size}:${Math.round(st.mtimeMs)}`);
+  }
+  return parts.join('/');
+}
+
 /** Reads a Piper `.onnx.json`; throws with the reason it cannot be used. */
-export function parsePiperConfig(raw: unknown, key: string, onnxPath: string): PiperModel {
+export function parsePiperConfig(raw: unknown, key: string, onnxPath: string, revision = ''): PiperModel {
   if (!isRecord(raw)) throw new Error('not a JSON object');
   const audio = isRecord(raw.audio) ? raw.audio : {};
   const sampleRate = audio.sample_rate;
@@ -73,6 +84,7 @@ export function parsePiperConfig(raw: unknown, key: string, onnxPath: string): P
   return {
     key,
     onnxPath,
+    revision,
     sampleRate,
     espeakVoice: espeak,
     phonemeIdMap,
@@ -96,7 +108,7 @@ function piperVoices(m: PiperModel): Voice[] {
   const base = {
     language: m.language,
     language_name: m.languageName,
-    gender: 'neutral' as const,
+    gender: m.speakers.length === 0 ? (PIPER_DATASET_GENDER[m.dataset.toLowerCase()] ?? 'neutral') : ('neutral' as const),
     engine: 'piper' as const,
     source: 'builtin' as const,
     tags: [...NEURAL_TAGS, 'piper', m.dataset, ...(m.quality ? [m.quality] : []), ...(m.region ? [m.region] : [])],
@@ -172,7 +184,9 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     }
     if (!name.endsWith('.onnx')) continue;
     const key = basename(name, '.onnx');
-    const check = await checkOnnxFile(path);
+    // The folder changes while the service runs: a file removed since the listing is simply not there.
+    const check = await checkOnnxFile(path).catch((err: unknown) => (isMissing(err) ? null : { ok: false as const, reason: err instanceof Error ? err.message : String(err) }));
+    if (check === null) continue;
     if (!check.ok) {
       problem(name, check.reason);
       continue;
@@ -195,7 +209,7 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
       continue;
     }
     try {
-      const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path);
+      const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path, await revisionOf(path, `${path}.json`));
       const missing = missingInputs(check.inputs, [['input'], ['input_lengths'], ['scales'], ...(model.speakers.length > 0 ? [['sid']] : [])]);
       if (missing) {
         problem(name, `does not match ${name}.json: no ${missing} input (it has ${check.inputs.join(', ') || 'none'})`);
@@ -204,7 +218,7 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
       catalog.models.piper.push(model);
       catalog.voices.push(...piperVoices(model));
     } catch (err) {
-      problem(`${name}.json`, err instanceof Error ? err.message : String(err));
+      if (!isMissing(err)) problem(`${name}.json`, err instanceof Error ? err.message : String(err));
     }
   }
   // Two files giving the same voice id: the first (in name order) wins.
@@ -227,8 +241,9 @@ async function kokoroBundle(
   voicesFiles: readonly string[],
   problem: (file: string, reason: string) => void,
 ): Promise<KokoroBundle | null> {
-  // kokoro-v1.0.onnx pairs with voices-v1.0.bin; a lone voices file of another name is taken when it is the only one.
-  const version = key.slice('kokoro'.length);
+  // kokoro-v1.0.onnx (and its .fp16 and .int8 precisions) pairs with voices-v1.0.bin; a lone voices file of another
+  // name is taken when it is the only one.
+  const version = key.slice('kokoro'.length).replace(/\.(fp16|fp32|int8|uint8|q8|quant|quantized)$/i, '');
   const file = voicesFiles.find((f) => f.toLowerCase() === `voices${version}.bin`.toLowerCase()) ?? (voicesFiles.length === 1 ? voicesFiles[0] : undefined);
   if (!file) {
     problem(`${key}.onnx`, `no voices${version}.bin beside it (a Kokoro bundle is kokoro-<v>.onnx + voices-<v>.bin)`);
@@ -236,9 +251,10 @@ async function kokoroBundle(
   }
   try {
     const vectors = await readStyleVectors(join(dir, file));
-    return { key, onnxPath, voicesPath: join(dir, file), voices: [...vectors.keys()].sort() };
+    const revision = await revisionOf(onnxPath, join(dir, file));
+    return { key, onnxPath, voicesPath: join(dir, file), revision, voices: [...vectors.keys()].sort() };
   } catch (err) {
-    problem(file, err instanceof Error ? err.message : String(err));
+    if (!isMissing(err)) problem(file, err instanceof Error ? err.message : String(err));
     return null;
   }
 }

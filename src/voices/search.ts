@@ -2,6 +2,7 @@
 // in their own words, accents and regions, gender words, descriptions and tags.
 import MiniSearch from 'minisearch';
 import { MAX_SEARCH_QUERY_CHARS } from '../schemas/field-limits.ts';
+import { byQuality, isNatural } from './natural-rank.ts';
 import type { Gender, Voice } from './voice.ts';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
@@ -50,6 +51,13 @@ const BOOST: Record<Field, number> = {
 
 // Neural voices (VOICES_DIR) sound the most natural, then flite's; among equally good matches they come first.
 const NATURAL_ENGINE_BOOST: Readonly<Partial<Record<string, number>>> = { piper: 1.5, kokoro: 1.5, flite: 1.25 };
+
+/**
+ * Words that ask for how a voice sounds rather than what it is called: the natural (neural) voices come first for
+ * them, then the best-sounding built-in ones (tagged "natural"), never voices that only look alike ("neural" is
+ * not "Nepali").
+ */
+const NATURAL_WORDS = new Set(['natural', 'neural', 'human', 'humanlike', 'realistic', 'lifelike', 'nn', 'ai']);
 
 const tokenize: (text: string) => string[] = MiniSearch.getDefault('tokenize');
 
@@ -153,15 +161,34 @@ export function createVoiceSearch(voices: Iterable<Voice>): VoiceSearch {
     fuzzy: (term: string) => (known(term) ? false : term.length >= 6 ? 2 : term.length >= 4 ? 1 : false),
   };
 
-  function search(q: string, visible?: (v: Voice) => boolean, limit = DEFAULT_SEARCH_LIMIT): Voice[] {
+  function run(q: string, keep: (v: Voice) => boolean): Voice[] {
     // Visibility is applied inside the index search so that hidden voices cannot stop the OR fallback.
     const filter = (r: { id: unknown }): boolean => {
       const v = byId.get(String(r.id));
-      return v !== undefined && (visible === undefined || visible(v));
+      return v !== undefined && keep(v);
     };
     let results = index.search(q, { ...options, filter, combineWith: 'AND' });
     if (results.length === 0) results = index.search(q, { ...options, filter, combineWith: 'OR' });
-    return results.slice(0, Math.max(0, limit)).map((r) => byId.get(String(r.id)) as Voice);
+    return results.map((r) => byId.get(String(r.id)) as Voice);
+  }
+
+  function search(q: string, visible?: (v: Voice) => boolean, limit = DEFAULT_SEARCH_LIMIT): Voice[] {
+    const shown = (v: Voice): boolean => visible === undefined || visible(v);
+    const words = tokenize(q);
+    const rest = words.filter((w) => !NATURAL_WORDS.has(processTerm(w) ?? ''));
+    let found: Voice[];
+    if (rest.length === words.length) found = run(q, shown);
+    else {
+      const restQuery = rest.join(' ');
+      const hasRest = rest.some((w) => processTerm(w) !== null);
+      const all = [...byId.values()].filter(shown);
+      const natural = hasRest ? run(restQuery, (v) => isNatural(v) && shown(v)) : byQuality(all.filter(isNatural));
+      const soundsNatural = (v: Voice): boolean => v.tags.some((t) => t.toLowerCase() === 'natural');
+      // With other words, every match after the natural voices, the natural-sounding built-ins first; alone, only those.
+      const others = hasRest ? run(restQuery, (v) => !isNatural(v) && shown(v)) : all.filter((v) => !isNatural(v) && soundsNatural(v));
+      found = [...natural, ...others.filter(soundsNatural), ...others.filter((v) => !soundsNatural(v))];
+    }
+    return found.slice(0, Math.max(0, limit));
   }
 
   for (const v of voices) add(v);

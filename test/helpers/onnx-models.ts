@@ -143,11 +143,21 @@ export interface PiperModelOptions {
   /** A model that fails at inference (reads past the end of its input's shape). */
   failing?: boolean;
   sampleRate?: number;
+  /** Adds an unused constant of this many bytes (a model the size of a real download, for progress bars). */
+  paddingBytes?: number;
+}
+
+/** An initializer no node reads: onnxruntime drops it, the file is simply larger. */
+function pad(g: Graph, bytes: number | undefined): void {
+  if (!bytes) return;
+  const n = Math.ceil(bytes / 4);
+  g.const(Array.from({ length: n }, (_, i) => (i % 251) / 251), 'float', [n]);
 }
 
 export function piperModel(options: PiperModelOptions = {}): Uint8Array {
   const g = new Graph();
   const rate = options.sampleRate ?? 22050;
+  pad(g, options.paddingBytes);
   const shape = g.op('Shape', ['input']);
   const t = g.op('Gather', [shape, g.const([options.failing ? 7 : 1], 'int64')], { axis: 0 });
   const tf = g.op('Cast', [t], { to: FLOAT });
@@ -165,8 +175,9 @@ export function piperModel(options: PiperModelOptions = {}): Uint8Array {
   return g.encode(inputs, [valueInfo('output', FLOAT, [1, 1, 'time'])]);
 }
 
-export function kokoroModel(): Uint8Array {
+export function kokoroModel(options: { paddingBytes?: number } = {}): Uint8Array {
   const g = new Graph();
+  pad(g, options.paddingBytes);
   const t = g.op('Gather', [g.op('Shape', ['tokens']), g.const([1], 'int64')], { axis: 0 });
   const tf = g.op('Cast', [t], { to: FLOAT });
   const count = g.op('Cast', [g.op('Div', [g.op('Mul', [tf, g.const([KOKORO_SAMPLES_PER_TOKEN], 'float')]), 'speed'])], { to: INT64 });

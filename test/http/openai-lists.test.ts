@@ -57,7 +57,9 @@ describe('lists', () => {
     const ids = voices.map((v) => v.id);
     assert.equal(new Set(ids).size, ids.length, 'ids are unique');
     assert.equal(voices[0].id, 'alloy');
-    assert.match(voices[0].name, /flite-slt/);
+    // Readable and unique: the alias, then the voice it speaks (without natural voices installed, flite's Sally).
+    assert.equal(voices[0].name, 'alloy → Sally · American English, female, flite');
+    assert.equal(new Set(voices.map((v) => v.name)).size, voices.length, 'labels are unique');
     assert.ok(ids.includes('flite-rms') && ids.includes('espeak-de-female-1'));
     assert.ok(voices.length > 100, `${voices.length} voices`);
   });

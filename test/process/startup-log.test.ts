@@ -48,7 +48,7 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
   const port = await freePort();
   // `script` gives the service a real pseudo-terminal, so this is the auto-detection a developer gets from npm start.
   const child = spawn('script', ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dir, SMTP_URL: '', LOG_FORMAT: '', WORKERS: '1' },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dir, VOICES_DIR: join(dir, 'voices'), SMTP_URL: '', LOG_FORMAT: '', WORKERS: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -65,6 +65,7 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
     assert.match(text(), new RegExp(`^  API docs +http://localhost:${port}/docs$`, 'm'));
     assert.match(text(), new RegExp(`^  Data +${dir} \\(SQLite\\)$`, 'm'));
     assert.match(text(), new RegExp(`^  Sign-in +no SMTP_URL: sign-in links are printed below and saved to ${join(dir, 'outbox')}/$`, 'm'));
+    assert.match(text(), /^ {2}Voices +no natural voice yet: add one with `npx voxsmith voices add en_US-lessac-medium` or on the dashboard's Natural voices page$/m);
 
     const base = `http://127.0.0.1:${port}`;
     assert.equal((await post(base, '/api/auth/login', { email: 'terminal@example.com' })).status, 200);

@@ -15,6 +15,7 @@ import { UsagePage } from './pages/usage.tsx';
 import { LexiconsPage } from './pages/lexicons.tsx';
 import { BooksPage } from './pages/books.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
+import { NaturalVoicesPage } from './pages/natural-voices.tsx';
 
 const NAV = [
   { to: '/', label: 'Playground' },
@@ -25,6 +26,9 @@ const NAV = [
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
 ] as const;
+
+/** Operators (the first account, ADMIN_EMAILS) also install natural voices. */
+const OPERATOR_NAV = [{ to: '/natural-voices', label: 'Natural voices' }] as const;
 
 function isCurrent(to: string, path: string): boolean {
   return to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`);
@@ -40,6 +44,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/books') return <BooksPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
+  if (path === '/natural-voices') return <NaturalVoicesPage />;
   return <NotFoundPage />;
 }
 
@@ -131,7 +136,7 @@ export function App() {
             <div id="site-menu" className={menuOpen ? 'site-menu open' : 'site-menu'}>
               <nav aria-label="Main">
                 <ul>
-                  {NAV.map((item) => (
+                  {[...NAV, ...(session.user.operator ? OPERATOR_NAV : [])].map((item) => (
                     <li key={item.to}>
                       <Link to={item.to} aria-current={isCurrent(item.to, path) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
                         {item.label}

@@ -3,3 +3,4 @@ export type { ApiKey, CreatedApiKey, Gender, OwnedVoice, UsageReport, User, Voic
 export type { AudioFormat } from '../../client/index.ts';
 export type { Lexicon, LexiconRule, LexiconSummary } from '../../client/index.ts';
 export type { Job } from '../../client/index.ts';
+export type { CatalogEntry, InstalledVoice, InstallJob } from '../../client/index.ts';

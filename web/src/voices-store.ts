@@ -2,14 +2,17 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { api } from './api.ts';
 import type { Voice } from './types.ts';
 
-// One copy of the full voice list (built-ins plus the user's own) for every picker on every page;
-// forging or deleting a voice invalidates it.
+// One copy of the full voice list (built-ins plus the user's own) for every picker on every page, in the
+// service's order (own voices, then natural voices and the browser's languages first); forging, deleting,
+// installing or removing a voice invalidates it.
 interface State {
   voices: Voice[] | null;
+  /** What `default` speaks now (it changes when natural voices are installed). */
+  defaultVoice: Voice | null;
   error: string | null;
 }
 
-let state: State = { voices: null, error: null };
+let state: State = { voices: null, defaultVoice: null, error: null };
 let loading: Promise<void> | null = null;
 const listeners = new Set<() => void>();
 
@@ -19,10 +22,9 @@ function set(next: State): void {
 }
 
 export function reloadVoices(): Promise<void> {
-  loading = api
-    .listVoices()
-    .then((voices) => set({ voices, error: null }))
-    .catch((err: unknown) => set({ voices: state.voices, error: err instanceof Error ? err.message : String(err) }))
+  loading = Promise.all([api.listVoices(), api.getVoice('default').catch(() => null)])
+    .then(([voices, defaultVoice]) => set({ voices, defaultVoice, error: null }))
+    .catch((err: unknown) => set({ ...state, error: err instanceof Error ? err.message : String(err) }))
     .finally(() => {
       loading = null;
     });
@@ -30,7 +32,7 @@ export function reloadVoices(): Promise<void> {
 }
 
 export function forgetVoices(): void {
-  set({ voices: null, error: null });
+  set({ voices: null, defaultVoice: null, error: null });
 }
 
 export function useVoices(): State & { reload: () => Promise<void> } {
@@ -51,23 +53,32 @@ export function isOwn(voice: Voice): boolean {
   return voice.source !== 'builtin';
 }
 
-/** Language groups in the order people look for them: by the language's name, then the voice's. */
-export function byLanguageName(a: Voice, b: Voice): number {
-  return a.language_name.localeCompare(b.language_name) || a.language.localeCompare(b.language) || a.name.localeCompare(b.name);
+/** Engines whose voices are neural models installed on the server (natural voices). */
+export const NATURAL_ENGINES: readonly string[] = ['piper', 'kokoro'];
+
+export function isNatural(voice: Voice): boolean {
+  return NATURAL_ENGINES.includes(voice.engine);
 }
 
-/** Voices grouped for a picker: the user's own first, then one group per language name, sorted by name. */
+/**
+ * Voices grouped for a picker, in the service's order: the user's own, then the natural voices, then one group
+ * per language, the browser's languages first (the order the service lists them in).
+ */
 export function groupVoices(voices: Voice[]): Array<{ label: string; voices: Voice[] }> {
-  const own = voices.filter(isOwn).sort((a, b) => a.name.localeCompare(b.name));
+  const own = voices.filter(isOwn);
+  const natural = voices.filter((v) => !isOwn(v) && isNatural(v));
   const byLanguage = new Map<string, Voice[]>();
-  for (const v of [...voices].sort(byLanguageName)) {
-    if (isOwn(v)) continue;
+  for (const v of voices) {
+    if (isOwn(v) || isNatural(v)) continue;
     const list = byLanguage.get(v.language_name) ?? [];
     list.push(v);
     byLanguage.set(v.language_name, list);
   }
-  const groups = [...byLanguage.entries()].map(([label, list]) => ({ label, voices: list }));
-  return own.length > 0 ? [{ label: 'Your voices', voices: own }, ...groups] : groups;
+  return [
+    ...(own.length > 0 ? [{ label: 'Your voices', voices: own }] : []),
+    ...(natural.length > 0 ? [{ label: 'Natural voices', voices: natural }] : []),
+    ...[...byLanguage.entries()].map(([label, list]) => ({ label, voices: list })),
+  ];
 }
 
 /** Every word typed must start a word of the voice's name, id, language, accent tags, gender or engine. */

@@ -11,7 +11,8 @@ const HOUR = 3_600_000;
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { magicLinks, users, sessions, signIn } = app.services;
+  const { magicLinks, users, sessions, signIn, operators } = app.services;
+  const withRole = async <U extends { id: string; email: string }>(user: U) => ({ ...user, operator: await operators.isOperator(user) });
 
   const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
     reply.setCookie(sessionCookieName(app.config.secureCookies), value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
@@ -65,7 +66,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       const user = await users.findOrCreate(email);
       const sessionId = await sessions.create(user.id);
       sessionCookie(reply, sessionId, sessions.maxAgeSeconds);
-      return { user };
+      return { user: await withRole(user) };
     },
   );
 
@@ -80,7 +81,8 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
     const p = request.principal;
-    return { user: p ? await users.findById(p.userId) : null };
+    const user = p ? await users.findById(p.userId) : null;
+    return { user: user ? await withRole(user) : null };
     },
   );
 

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { VoiceDeleted, VoiceParams, VoiceResponse } from '../../schemas/voices.ts';
 import { toOwnedPublicVoice } from '../../voices/forge.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
+import { DEFAULT_VOICE_ALIAS } from '../../voices/builtin.ts';
 import { requireAuth } from '../plugins/auth.ts';
 
 /**
@@ -19,14 +20,16 @@ export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Get one voice',
-        description: 'A built-in voice, or one of your own (with its genome and measurements). Another user’s voice is 404.',
+        description:
+          'A built-in voice, or one of your own (with its genome and measurements). Another user’s voice is 404. `default` is the voice `voice_id: "default"` speaks now ' +
+          '(DEFAULT_VOICE, else the best natural English voice installed, else flite-slt).',
         params: VoiceParams,
         response: { 200: VoiceResponse },
       },
     },
     async (request) => {
       const { id } = request.params;
-      const builtin = voices.catalogVoice(id); // built-in and VOICES_DIR voices
+      const builtin = id === DEFAULT_VOICE_ALIAS ? voices.defaultVoice() : voices.catalogVoice(id); // built-in and VOICES_DIR voices
       if (builtin) return { voice: toPublicVoice(builtin) };
       const userId = request.principal?.userId;
       const owned = userId ? await ownedVoices.getOwned(id, userId) : null;

@@ -5,6 +5,8 @@ import { DEFAULT_SPEECH_FORMAT, OPENAI_VOICE_NAMES, OpenAiSpeechBody, SPEECH_FOR
 import type { Speech } from '../../speech/speech-service.ts';
 import { AudioModelList, AudioVoiceList, OPENAI_SPEECH_MODELS, OpenAiModelList } from '../../schemas/openai.ts';
 import { speedFromInstructions } from '../../speech/openai-instructions.ts';
+import { voiceLabels } from '../../voices/labels.ts';
+import { acceptedLanguages } from '../../voices/order.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
@@ -73,16 +75,20 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'List voices (Open WebUI)',
         description:
-          'Public. OpenAI’s voice names (with the voice each speaks), then every voice id, with a key or session your own voices too: ' +
-          'each `id` is a value for `voice` on /v1/audio/speech.',
+          'Public. OpenAI’s voice names (with the voice each speaks: a natural one of the same gender when installed), then every voice, ' +
+          'natural voices and the languages of Accept-Language first, with a key or session your own voices too: each `id` is a value for `voice` on /v1/audio/speech.',
         tags: ['OpenAI compatible'],
         response: { 200: AudioVoiceList },
       },
     },
     async (request) => {
-      const named = OPENAI_VOICE_NAMES.map((name) => ({ id: name, name: `${name} (${speech.chooseOpenAiVoice('tts-1', name).voiceId})` }));
-      const all = await voices.list({}, request.principal?.userId ?? null);
-      return { voices: [...named, ...all.map((v) => ({ id: v.id, name: `${v.name} (${v.language}, ${v.gender}, ${v.engine})` }))] };
+      const all = await voices.list({}, request.principal?.userId ?? null, { languages: acceptedLanguages(request.headers['accept-language']) });
+      const labels = voiceLabels(all);
+      const named = OPENAI_VOICE_NAMES.map((name) => {
+        const id = speech.chooseOpenAiVoice('tts-1', name).voiceId;
+        return { id: name, name: `${name} → ${labels.get(id) ?? id}` };
+      });
+      return { voices: [...named, ...all.map((v) => ({ id: v.id, name: labels.get(v.id) ?? v.name }))] };
     },
   );
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { parseVoiceFilter } from '../../voices/filter.ts';
+import { acceptedLanguages } from '../../voices/order.ts';
 import { isValidSearchQuery } from '../../voices/search.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
 import { MAX_SEARCH_QUERY_CHARS } from '../../schemas/field-limits.ts';
@@ -17,7 +18,9 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'List voices',
-        description: 'Public. Built-in voices, plus your own when signed in (key or session). `language` matches a BCP 47 prefix (en matches en-US and en-GB).',
+        description:
+          'Public. Built-in voices, plus your own when signed in (key or session). `language` matches a BCP 47 prefix (en matches en-US and en-GB). ' +
+          'Ordered: your own voices, then natural voices in the languages of Accept-Language (English without it), then their other voices, then natural voices in other languages, then the rest.',
         querystring: VoiceListQuery,
         response: { 200: VoiceList },
       },
@@ -25,7 +28,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const parsed = parseVoiceFilter(request.query);
       if (!parsed.ok) throw new AppError('validation', parsed.error);
-      const list = await voices.list(parsed.filter, request.principal?.userId ?? null);
+      const list = await voices.list(parsed.filter, request.principal?.userId ?? null, { languages: acceptedLanguages(request.headers['accept-language']) });
       return { voices: list.map(toPublicVoice) };
     },
   );

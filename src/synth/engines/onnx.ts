@@ -3,11 +3,23 @@
 // README, Natural voices), and onnxruntime itself ~30 MB once per process.
 import type * as OrtModule from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { fileKey } from '../neural-models.ts';
 
 type Ort = typeof OrtModule;
 
 let ort: Promise<Ort> | undefined;
-const sessions = new Map<string, Promise<InferenceSession>>();
+// On the thread's global object, like neural-models.ts's state: the worker imports this module statically (to let
+// go of removed models) and the engines import it dynamically, which on Node 20 can give two instances.
+const SLOT = Symbol.for('voxsmith.onnx-sessions');
+interface Sessions {
+  byFile: Map<string, Promise<InferenceSession>>;
+  /** Runs in progress per session, so a retired one is released only once idle. */
+  running: WeakMap<InferenceSession, number>;
+  retired: WeakSet<InferenceSession>;
+}
+const held: Sessions = ((globalThis as { [SLOT]?: Sessions })[SLOT] ??= { byFile: new Map(), running: new WeakMap(), retired: new WeakSet() });
+const sessions = held.byFile;
+const { running, retired } = held;
 
 /** The runtime, imported on first use so a worker without neural voices never loads its native library. */
 export function onnxRuntime(): Promise<Ort> {
@@ -20,19 +32,52 @@ export function onnxRuntime(): Promise<Ort> {
   return ort;
 }
 
-/** The session of a model file. One intra-op thread: the pool already runs one worker per core. */
-export function sessionFor(path: string): Promise<InferenceSession> {
-  let s = sessions.get(path);
+/**
+ * The session of a model file at a revision (a file replaced under the same name gets a session of its own). One
+ * intra-op thread: the pool already runs one worker per core.
+ */
+export function sessionFor(path: string, revision: string): Promise<InferenceSession> {
+  const key = fileKey(path, revision);
+  let s = sessions.get(key);
   if (!s) {
     s = onnxRuntime().then((o) =>
       // Fatal only: a failing run is reported by the request that made it, not printed again on stderr.
       o.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', logSeverityLevel: 4 }),
     );
     // A failed load (file replaced while running) may succeed later: do not keep the rejection.
-    s.catch(() => sessions.delete(path));
-    sessions.set(path, s);
+    s.catch(() => sessions.delete(key));
+    sessions.set(key, s);
   }
   return s;
+}
+
+/**
+ * Releases the sessions of files not in `keep` (models removed from VOICES_DIR or replaced): a Kokoro model holds
+ * ~300 MB of a worker. A session still running a request is released when that run ends.
+ */
+export function dropSessionsExcept(keep: ReadonlySet<string>): void {
+  for (const [key, s] of sessions) {
+    if (keep.has(key)) continue;
+    sessions.delete(key);
+    s.then((session) => retire(session)).catch(() => undefined);
+  }
+}
+
+function retire(session: InferenceSession): void {
+  retired.add(session);
+  if (!running.get(session)) void session.release().catch(() => undefined);
+}
+
+/** Runs a session, keeping it from being released while it runs. */
+export async function runSession(session: InferenceSession, feeds: InferenceSession.FeedsType): Promise<InferenceSession.OnnxValueMapType> {
+  running.set(session, (running.get(session) ?? 0) + 1);
+  try {
+    return await session.run(feeds);
+  } finally {
+    const left = (running.get(session) ?? 1) - 1;
+    running.set(session, left);
+    if (left === 0 && retired.has(session)) void session.release().catch(() => undefined);
+  }
 }
 
 /** The first output as mono float samples (Piper names it `output`, Kokoro exports differ). */

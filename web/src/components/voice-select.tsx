@@ -1,6 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Voice } from '../types.ts';
-import { groupVoices, matchesQuery, voiceLabel } from '../voices-store.ts';
+import { groupVoices, isNatural, matchesQuery, useVoices, voiceLabel } from '../voices-store.ts';
 
 interface Props {
   id: string;
@@ -16,7 +16,13 @@ interface Props {
 
 /** Rows rendered at first; scrolling or arrowing towards the end renders more, so 1 000+ voices stay quick. */
 const PAGE = 80;
-const DEFAULT_LABEL = 'Default voice (Sally, American English)';
+
+/** "Default voice (Heart, American English, natural)": what `default` speaks on this server now. */
+function defaultLabel(voice: Voice | null): string {
+  if (!voice) return 'Default voice';
+  const region = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' }).of(voice.language) ?? voice.language_name;
+  return `Default voice (${voice.name}, ${region}${isNatural(voice) ? ', natural' : ''})`;
+}
 
 interface Row {
   id: string;
@@ -30,6 +36,8 @@ interface Row {
  * first, then every language by name.
  */
 export function VoiceSelect({ id, label, voices, value, onChange, allowDefault, required, describedBy }: Props) {
+  const { defaultVoice } = useVoices();
+  const DEFAULT_LABEL = defaultLabel(defaultVoice);
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
@@ -45,13 +53,13 @@ export function VoiceSelect({ id, label, voices, value, onChange, allowDefault, 
     const matching = (voices ?? []).filter((v) => matchesQuery(v, query));
     const grouped = groupVoices(matching).map((g) => ({
       label: g.label,
-      rows: g.voices.map((v): Row => ({ id: v.id, label: v.name, detail: `${v.language} · ${v.gender} · ${v.engine}` })),
+      rows: g.voices.map((v): Row => ({ id: v.id, label: v.name, detail: `${v.language} · ${v.gender} · ${isNatural(v) ? `natural, ${v.engine}` : v.engine}` })),
     }));
     if (allowDefault && (query.trim() === '' || 'default'.startsWith(query.trim().toLowerCase()))) {
-      grouped.unshift({ label: 'Default', rows: [{ id: 'default', label: DEFAULT_LABEL, detail: 'flite-slt' }] });
+      grouped.unshift({ label: 'Default', rows: [{ id: 'default', label: DEFAULT_LABEL, detail: defaultVoice?.id ?? '' }] });
     }
     return grouped;
-  }, [voices, query, allowDefault]);
+  }, [voices, query, allowDefault, DEFAULT_LABEL, defaultVoice]);
   const flat = useMemo(() => groups.flatMap((g) => g.rows), [groups]);
 
   // The active option stays in view as the arrows move.

@@ -5,6 +5,7 @@ import { appConfig } from '../config.ts';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { VoiceSelect } from '../components/voice-select.tsx';
+import { NaturalVoicesHint } from '../components/natural-hint.tsx';
 import { bytes, count } from '../format.ts';
 import { previewText } from '../previews.ts';
 import { useLocation } from '../router.tsx';
@@ -115,6 +116,7 @@ export function PlaygroundPage() {
 
   return (
     <Page title="Playground" intro="Type something, pick a voice, and listen. “Speak” makes a file; “Stream” plays it live as it is synthesized.">
+      <NaturalVoicesHint />
       <form className="card playground" onSubmit={(e) => void speak(e)}>
         <div className="field">
           <label htmlFor="pg-text">Text</label>

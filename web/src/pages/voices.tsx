@@ -10,13 +10,12 @@ import { Link } from '../router.tsx';
 import { count } from '../format.ts';
 import { useFailure } from '../session.ts';
 import type { Gender, Voice } from '../types.ts';
-import { byLanguageName, isOwn, useVoices } from '../voices-store.ts';
+import { isNatural, isOwn, useVoices } from '../voices-store.ts';
+import { NaturalVoicesHint } from '../components/natural-hint.tsx';
 
 const SEARCH_DELAY_MS = 200;
 /** Cards shown at first and per "Show more": a page stays short and quick with a thousand voices. */
 const PAGE_SIZE = 48;
-/** Engines whose voices are neural models from the server's VOICES_DIR (the card says so). */
-const NEURAL_ENGINES: readonly string[] = ['piper', 'kokoro'];
 
 /** The sentences of a description. */
 function sentences(text: string): string[] {
@@ -25,7 +24,7 @@ function sentences(text: string): string[] {
 
 /**
  * Sentences most voices share (an engine's "formant synthesis: fast and intelligible…") say nothing about one
- * voice: the cards leave them out and the page shows each once, above the list.
+ * voice: the cards leave them out (the card names its engine).
  */
 function commonSentences(voices: Voice[]): Set<string> {
   const seen = new Map<string, number>();
@@ -42,7 +41,7 @@ function VoiceCard({ voice, onDelete, common }: { voice: Voice; onDelete: (v: Vo
       <div className="voice-head">
         <h3 id={headingId}>{voice.name}</h3>
         {own ? <span className="badge">{voice.source === 'breed' ? 'Yours · bred' : 'Yours · cloned'}</span> : null}
-        {NEURAL_ENGINES.includes(voice.engine) ? <span className="badge">neural</span> : null}
+        {isNatural(voice) ? <span className="badge">neural</span> : null}
       </div>
       <p className="meta">
         {voice.language_name} <span className="tag">{voice.language}</span> · {voice.gender} · {voice.engine}
@@ -104,8 +103,8 @@ export function VoicesPage() {
           );
         }
         if (abort.signal.aborted) return;
-        // A list without keywords reads in language order, by the language's name; search keeps its ranking.
-        setFound({ voices: text === '' ? [...list].sort(byLanguageName) : list, query: text });
+        // The service's order: natural voices and the browser's languages first; search keeps its ranking.
+        setFound({ voices: list, query: text });
         setVisible(PAGE_SIZE);
         setError(null);
       } catch (err) {
@@ -146,6 +145,7 @@ export function VoicesPage() {
 
   return (
     <Page title="Voices" intro="Every voice speaks a short preview in its own language. Your cloned and bred voices are marked “Yours”.">
+      <NaturalVoicesHint />
       <form className="filters card" role="search" onSubmit={(e) => e.preventDefault()}>
         <div className="field grow">
           <label htmlFor="voice-search">Search</label>
@@ -202,11 +202,6 @@ export function VoicesPage() {
       {builtin.length > 0 ? (
         <section aria-labelledby="builtin-heading">
           <h2 id="builtin-heading">{own.length > 0 ? 'Built-in voices' : 'Voices'}</h2>
-          {common.size > 0 ? (
-            <p className="engine-notes" data-testid="engine-notes">
-              {[...common].join(' ')}
-            </p>
-          ) : null}
           <ul className="voices" id="voice-results">
             {builtin.slice(0, visible).map((v) => (
               <VoiceCard key={v.id} voice={v} onDelete={setDeleting} common={common} />

@@ -1,10 +1,10 @@
 // Kokoro-82M: espeak-ng IPA → Kokoro's vocabulary → onnxruntime with the voice's style row for that length.
 import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
 import { rateOf, UnknownVoiceError } from '../../engine.ts';
-import { findKokoroVoice, kokoroLanguage, neuralModels } from '../../neural-models.ts';
+import { fileKey, findKokoroVoice, kokoroLanguage, neuralFiles, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize } from '../espeak/phonemize.ts';
-import { clip, firstOutput, onnxRuntime, sessionFor } from '../onnx.ts';
+import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { finalMarkOf } from '../piper/ids.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { KOKORO_MAX_RATE, KOKORO_MIN_RATE, KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
@@ -17,12 +17,16 @@ class KokoroEngine implements Engine {
   /** Style vectors per voices file: every voice of a bundle together is ~27 MB (54 voices x 510 x 256 floats). */
   private readonly vectors = new Map<string, Promise<Map<string, Float32Array>>>();
 
-  private styles(path: string): Promise<Map<string, Float32Array>> {
-    let p = this.vectors.get(path);
+  private styles(path: string, revision: string): Promise<Map<string, Float32Array>> {
+    const key = fileKey(path, revision);
+    let p = this.vectors.get(key);
     if (!p) {
+      // Files removed or replaced since are dropped first: their vectors are ~27 MB each.
+      const live = neuralFiles();
+      for (const k of this.vectors.keys()) if (!live.has(k)) this.vectors.delete(k);
       p = readStyleVectors(path);
-      p.catch(() => this.vectors.delete(path));
-      this.vectors.set(path, p);
+      p.catch(() => this.vectors.delete(key));
+      this.vectors.set(key, p);
     }
     return p;
   }
@@ -37,10 +41,10 @@ class KokoroEngine implements Engine {
     const phonemes = await phonemize(text, language.espeak);
     const { tokens, wordStarts } = kokoroTokens(phonemes, finalMarkOf(text), language.espeak.startsWith('en'));
     if (options.signal?.aborted || tokens.length === 0) return;
-    const [ort, session, vectors] = await Promise.all([onnxRuntime(), sessionFor(bundle.onnxPath), this.styles(bundle.voicesPath)]);
+    const [ort, session, vectors] = await Promise.all([onnxRuntime(), sessionFor(bundle.onnxPath, bundle.revision), this.styles(bundle.voicesPath, bundle.revision)]);
     const style = styleRow(vectors, found.voice, voice.style, tokens.length);
     const padded = [0, ...tokens, 0];
-    const results = await session.run({
+    const results = await runSession(session, {
       // kokoro-onnx's export names it `tokens`, other exports `input_ids`.
       [session.inputNames.includes('input_ids') ? 'input_ids' : 'tokens']: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [1, padded.length]),
       style: new ort.Tensor('float32', style, [1, style.length]),

@@ -1,13 +1,14 @@
-// Piper (VITS) voices: espeak-ng IPA → the model's phoneme ids → onnxruntime → audio at the model's rate.
-// Inference runs on onnxruntime's own thread, so acks and cancels keep flowing while a sentence renders.
+// Piper (VITS) voices: espeak-ng IPA clause by clause → the model's phoneme ids, by piper-phonemize's rules (one
+// model run per sentence, as Piper runs them) → onnxruntime → audio at the model's rate. Inference runs on
+// onnxruntime's own thread, so acks and cancels keep flowing while a sentence renders.
 import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
 import { rateOf, UnknownVoiceError } from '../../engine.ts';
 import { findPiperVoice, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
-import { phonemize } from '../espeak/phonemize.ts';
-import { clip, firstOutput, onnxRuntime, sessionFor } from '../onnx.ts';
+import { phonemize, phonemizeClauses } from '../espeak/phonemize.ts';
+import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { estimateWordTimes } from '../word-times.ts';
-import { finalMarkOf, piperIds } from './ids.ts';
+import { piperSentences } from './ids.ts';
 import { PIPER_MAX_RATE, PIPER_MIN_RATE, piperInfo } from './info.ts';
 
 class PiperEngine implements Engine {
@@ -18,26 +19,35 @@ class PiperEngine implements Engine {
     if (!found) throw new UnknownVoiceError('piper', voice.base);
     const { model, speaker } = found;
     const rate = Math.min(PIPER_MAX_RATE, Math.max(PIPER_MIN_RATE, rateOf(voice, options.speed)));
-    const phonemes = await phonemize(text, model.espeakVoice);
-    const { ids, wordStarts } = piperIds(phonemes, finalMarkOf(text), model.phonemeIdMap);
-    if (options.signal?.aborted || wordStarts.length === 0) return;
-    const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath)]);
-    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
-      input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
-      input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
-      scales: new ort.Tensor('float32', Float32Array.from([model.noiseScale, model.lengthScale / rate, model.noiseW]), [3]),
-    };
-    if (session.inputNames.includes('sid')) {
-      feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(speaker?.id ?? 0)]), [1]);
+    const sentences = piperSentences(await phonemizeClauses(text, model.espeakVoice), model.phonemeIdMap);
+    if (options.signal?.aborted || sentences.length === 0) return;
+    const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath, model.revision)]);
+    // Each sentence times the text's words it speaks (as many as it has spoken words; the last takes the rest).
+    const words = [...text.matchAll(/\S+/g)];
+    let wordAt = 0;
+    let elapsed = 0;
+    for (const [n, { ids, wordStarts }] of sentences.entries()) {
+      const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+        input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+        input_lengths: new ort.Tensor('int64', BigInt64Array.from([BigInt(ids.length)]), [1]),
+        scales: new ort.Tensor('float32', Float32Array.from([model.noiseScale, model.lengthScale / rate, model.noiseW]), [3]),
+      };
+      if (session.inputNames.includes('sid')) {
+        feeds.sid = new ort.Tensor('int64', BigInt64Array.from([BigInt(speaker?.id ?? 0)]), [1]);
+      }
+      const results = await runSession(session, feeds);
+      if (options.signal?.aborted) return;
+      const samples = clip(firstOutput(session, results));
+      const seconds = samples.length / model.sampleRate;
+      const last = n === sentences.length - 1;
+      const take = last ? words.length - wordAt : Math.min(wordStarts.length, words.length - wordAt);
+      const from = words[wordAt]?.index ?? text.length;
+      const to = last ? text.length : (words[wordAt + take]?.index ?? text.length);
+      wordAt += take;
+      const timed = estimateWordTimes(text.slice(from, to), wordStarts, ids.length, seconds).map((w) => ({ ...w, offset: w.offset + from, time: w.time + elapsed }));
+      elapsed += seconds;
+      yield { samples, sampleRate: model.sampleRate, words: timed };
     }
-    const results = await session.run(feeds);
-    if (options.signal?.aborted) return;
-    const samples = clip(firstOutput(session, results));
-    yield {
-      samples,
-      sampleRate: model.sampleRate,
-      words: estimateWordTimes(text, wordStarts, ids.length, samples.length / model.sampleRate),
-    };
   }
 
   async warmUp(): Promise<void> {

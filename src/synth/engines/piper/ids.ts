@@ -1,4 +1,10 @@
-import type { Phonemes } from '../espeak/phonemize.ts';
+// The phoneme ids a Piper voice reads, made by the rules of piper-phonemize (1.1.0, the version its published
+// voices were trained with): espeak-ng's IPA clause by clause, decomposed (NFD: "ç" is "c" + U+0327), each
+// clause followed by the punctuation that ended it — ". ? !" as they are, ", : ;" with a space after, a dash as
+// "; " (espeak ends a clause at a dash as at a semicolon), nothing after an ellipsis, an inverted mark or the end
+// of the text — and a new sentence after ". ? !". Each sentence is one model run: "^", "_", then each phoneme's
+// ids followed by "_", then "$". Phonemes the voice does not know are skipped, as Piper does.
+import type { ClauseMark } from '../espeak/clauses.ts';
 
 export const PIPER_BOS = '^';
 export const PIPER_EOS = '$';
@@ -6,38 +12,77 @@ export const PIPER_PAD = '_';
 
 export interface PiperIds {
   ids: number[];
-  /** Index in `ids` where each spoken word starts (clause marks excluded). */
+  /** Index in `ids` where each spoken word starts (punctuation excluded). */
   wordStarts: number[];
 }
 
-/**
- * Piper's id sequence: the BOS ids and the pad ids, then each phoneme's ids followed by the pad ids, then EOS. Phonemes are
- * the code points of espeak's IPA (decomposed, as Piper splits them); words are separated by " ", clause
- * breaks by ",", and the sentence's own final mark (. ? !) ends it. Phonemes the model does not know are
- * skipped, as Piper does.
- */
-export function piperIds(phonemes: Phonemes, finalMark: string | undefined, map: Readonly<Record<string, number[]>>): PiperIds {
+/** A clause as the phonemizer gives it (espeak/phonemize.ts phonemizeClauses). */
+export interface PiperClause {
+  words: string[];
+  mark: ClauseMark;
+  endsSentence: boolean;
+}
+
+/** What piper-phonemize appends after a clause, by what ended it. */
+export function clauseEnding(mark: ClauseMark): string {
+  switch (mark) {
+    case '.':
+    case '?':
+    case '!':
+      return mark;
+    case ',':
+    case ':':
+    case ';':
+      return `${mark} `;
+    case 'dash':
+      return '; ';
+    default:
+      return '';
+  }
+}
+
+/** The clauses grouped into sentences: a sentence ends after ". ? !" (and at the end of the text). */
+function sentencesOf(clauses: readonly PiperClause[]): PiperClause[][] {
+  const out: PiperClause[][] = [];
+  let current: PiperClause[] = [];
+  for (const c of clauses) {
+    current.push(c);
+    if (c.endsSentence) {
+      out.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) out.push(current);
+  return out.filter((s) => s.some((c) => c.words.length > 0));
+}
+
+/** One sentence as ids, with where each word starts. A clause follows the previous one's ending directly. */
+function sentenceIds(clauses: readonly PiperClause[], map: Readonly<Record<string, number[]>>): PiperIds {
   const pad = map[PIPER_PAD] ?? [];
-  // piper-phonemize, which the voices were trained with, intersperses the pad after BOS too.
+  // piper-phonemize intersperses the pad after BOS too.
   const ids: number[] = [...(map[PIPER_BOS] ?? []), ...pad];
   const wordStarts: number[] = [];
-  const put = (phoneme: string): void => {
-    const mapped = map[phoneme];
-    if (!mapped) return;
-    ids.push(...mapped, ...pad);
-  };
-  phonemes.words.forEach((word, i) => {
-    if (word === ',') {
-      put(',');
-      return;
+  const put = (text: string) => {
+    for (const p of text.normalize('NFD')) {
+      const mapped = map[p];
+      if (mapped) ids.push(...mapped, ...pad);
     }
-    if (i > 0) put(' ');
-    wordStarts.push(ids.length);
-    for (const p of word.normalize('NFD')) put(p);
-  });
-  if (finalMark) put(finalMark);
+  };
+  for (const c of clauses) {
+    c.words.forEach((w, i) => {
+      if (i > 0) put(' ');
+      wordStarts.push(ids.length);
+      put(w);
+    });
+    put(clauseEnding(c.mark));
+  }
   ids.push(...(map[PIPER_EOS] ?? []));
   return { ids, wordStarts };
+}
+
+/** The id sequences of `clauses`: one per sentence, each a model run. */
+export function piperSentences(clauses: readonly PiperClause[], map: Readonly<Record<string, number[]>>): PiperIds[] {
+  return sentencesOf(clauses).map((s) => sentenceIds(s, map));
 }
 
 /** The sentence-ending mark Piper keeps (espeak drops punctuation from its phonemes). */

@@ -1,0 +1,128 @@
+// One catalogue file into a partial file: resumed from where it stopped (HTTP Range) after a cut connection or a
+// killed process, its size and checksum checked before it counts as downloaded. A file that does not match is
+// deleted; nothing unverified is ever renamed into VOICES_DIR (installer.ts does that).
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rm, stat } from 'node:fs/promises';
+import type { CatalogFile } from './catalog.ts';
+import { openSource, SourceError } from './source.ts';
+
+export class VerifyError extends Error {}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Bytes of this file on disk so far (resumed bytes included). */
+  onBytes?(received: number): void;
+  /** Tries after a cut or a failed request; default 5. */
+  retries?: number;
+  /** A connection that sends nothing for this long is cut and tried again; default 30 s. */
+  stallMs?: number;
+  /** First wait between tries, doubled each time; default 500 ms. */
+  backoffMs?: number;
+}
+
+function digestOf(file: CatalogFile): { algorithm: 'sha256' | 'md5'; expected: string; label: string } {
+  if (file.sha256) return { algorithm: 'sha256', expected: file.sha256.toLowerCase(), label: 'SHA-256' };
+  if (file.md5) return { algorithm: 'md5', expected: file.md5.toLowerCase(), label: 'MD5' };
+  throw new VerifyError(`${file.name} has no checksum in the catalogue`);
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function hashExisting(path: string, hash: Hash): Promise<void> {
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * Downloads `file` into `partPath` (continuing what is there) and verifies it. Throws VerifyError for a wrong
+ * size or checksum (the partial file is deleted then) and SourceError when the source cannot be read after
+ * the retries (the partial file is kept, so a later run resumes it).
+ */
+export async function downloadVerified(file: CatalogFile, partPath: string, options: DownloadOptions = {}): Promise<void> {
+  const { signal, retries = 5, stallMs = 30_000, backoffMs = 500 } = options;
+  const { algorithm, expected, label } = digestOf(file);
+  let hash = createHash(algorithm);
+  let have = await sizeOf(partPath);
+  if (have > file.size) {
+    await rm(partPath, { force: true });
+    have = 0;
+  }
+  if (have > 0) await hashExisting(partPath, hash);
+  options.onBytes?.(have);
+  const handle = await open(partPath, have > 0 ? 'r+' : 'w');
+  try {
+    let failures = 0;
+    while (have < file.size) {
+      signal?.throwIfAborted();
+      const stall = new AbortController();
+      let timer = setTimeout(() => stall.abort(), stallMs);
+      const combined = signal ? AbortSignal.any([signal, stall.signal]) : stall.signal;
+      const before = have;
+      try {
+        const source = await openSource(new URL(file.url), have, combined);
+        if (source.start === 0 && have > 0) {
+          // The server sent the whole file again (no Range support): start over.
+          hash = createHash(algorithm);
+          have = 0;
+          await handle.truncate(0);
+        }
+        for await (const chunk of source.body) {
+          clearTimeout(timer);
+          timer = setTimeout(() => stall.abort(), stallMs);
+          if (have + chunk.length > file.size) {
+            throw new VerifyError(`${file.name}: the server sent more than the catalogue's ${file.size} bytes`);
+          }
+          await handle.write(chunk, 0, chunk.length, have);
+          hash.update(chunk);
+          have += chunk.length;
+          options.onBytes?.(have);
+        }
+        if (have < file.size) throw new SourceError(`the connection closed after ${have} of ${file.size} bytes`, true);
+      } catch (err) {
+        if (err instanceof VerifyError) throw err;
+        if (signal?.aborted) throw signal.reason;
+        const wrapped =
+          err instanceof SourceError
+            ? err
+            : new SourceError(stall.signal.aborted ? `no data for ${Math.round(stallMs / 1000)} s` : `the connection broke: ${err instanceof Error ? err.message : String(err)}`, true);
+        // Progress since the last failure resets the count: a flaky line that keeps delivering still finishes.
+        failures = have > before ? 1 : failures + 1;
+        if (!wrapped.retry || failures > retries) {
+          throw new SourceError(`${file.name}: ${wrapped.message} (${have} of ${file.size} bytes downloaded)`, wrapped.retry);
+        }
+        await sleep(Math.min(10_000, backoffMs * 2 ** (failures - 1)), signal);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  } catch (err) {
+    await handle.close();
+    if (err instanceof VerifyError) await rm(partPath, { force: true });
+    throw err;
+  }
+  await handle.close();
+  const actual = hash.digest('hex');
+  if (actual !== expected) {
+    await rm(partPath, { force: true });
+    throw new VerifyError(`${file.name}: ${label} ${actual} does not match the catalogue's ${expected}; the download was deleted`);
+  }
+}
