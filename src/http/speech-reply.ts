@@ -3,11 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
 import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
-import { requireAuth } from './plugins/auth.ts';
+import { requireScope } from './plugins/auth.ts';
 import { keyIdOf, type Principal } from './types.ts';
 
-/** What every HTTP speech route shares: a caller (key or same-origin session) within the /v1 rate limit. */
-export const speechRouteOptions = { preHandler: requireAuth, config: { rateLimit: 'api' } } as const;
+/** What every HTTP speech route shares: a caller (a key with the speech scope, or a same-origin session) within the /v1 rate limit. */
+export const speechRouteOptions = { preHandler: requireScope('speech'), config: { rateLimit: 'api' } } as const;
 
 /** Who a speech request is counted for (the door has already refused anonymous requests). */
 export function speechCaller(principal: Principal | null): SpeechCaller {
