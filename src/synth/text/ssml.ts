@@ -4,6 +4,7 @@
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS } from './ssml-values.ts';
 import { PHONEME_ALPHABETS, type PhonemeAlphabet } from '../../schemas/lexicons.ts';
+import { lookupTable } from './lookup-table.ts';
 import type { BoundaryPiece, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
 
 export class SsmlError extends Error {
@@ -30,7 +31,7 @@ export const DEFAULT_SSML_LIMITS: SsmlLimits = { maxDepth: 32, maxElements: 2000
 /** The longest `<sub alias>` and `<phoneme ph>`, in characters. */
 const MAX_ATTRIBUTE_TEXT_CHARS = 1000;
 
-const SAY_AS: Readonly<Record<string, SayAsKind>> = {
+const SAY_AS = lookupTable<SayAsKind>({
   characters: 'characters',
   'spell-out': 'characters',
   letters: 'characters',
@@ -41,11 +42,11 @@ const SAY_AS: Readonly<Record<string, SayAsKind>> = {
   date: 'date',
   time: 'time',
   telephone: 'telephone',
-};
+});
 
 // Attributes each element takes; namespace declarations and xml:lang are allowed everywhere they make sense.
 const COMMON = ['xml:lang', 'xml:base', 'xml:id', 'id'];
-const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+const ATTRIBUTES = lookupTable<readonly string[]>({
   speak: [...COMMON, 'version', 'xmlns', 'xmlns:xsi', 'xsi:schemaLocation', 'xmlns:mstts', 'xmlns:amazon'],
   p: COMMON,
   s: COMMON,
@@ -58,24 +59,24 @@ const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   lang: ['xml:lang'],
   voice: ['name', 'xml:lang'],
   mark: ['name'],
-};
+});
 
 // Elements whose content is captured as one run (text only inside).
 const LEAF_RUNS = new Set(['say-as', 'sub', 'phoneme']);
 
 /** emphasis levels as (rate, volume) multipliers: slower and louder for stress, quicker and softer reduced. */
-const EMPHASIS: Readonly<Record<string, { rate: number; volume: number }>> = {
+const EMPHASIS = lookupTable<{ rate: number; volume: number }>({
   strong: { rate: 0.85, volume: 1.41 },
   moderate: { rate: 0.92, volume: 1.19 },
   none: { rate: 1, volume: 1 },
   reduced: { rate: 1.1, volume: 0.8 },
-};
+});
 
 interface Frame {
   name: string;
   context: RunContext;
   /** For say-as/sub/phoneme: the attributes and the text collected so far. */
-  leaf?: { attrs: Record<string, string>; text: string; start: number; end: number; line: number; column: number };
+  leaf?: { attrs: Record<string, string>; sayAs?: SayAsKind; text: string; start: number; end: number; line: number; column: number };
 }
 
 /** Line starts of the source, to turn saxes' (line, column) into string offsets and back. */
@@ -260,6 +261,7 @@ class SsmlReader {
       ctx.lang = lang;
     }
     const frame: Frame = { name, context: ctx };
+    let sayAs: SayAsKind | undefined;
     switch (name) {
       case 'p':
       case 's':
@@ -333,8 +335,9 @@ class SsmlReader {
       case 'say-as': {
         const kind = attrs['interpret-as'];
         if (kind === undefined) bad('interpret-as', 'is required');
-        if (!SAY_AS[kind]) bad('interpret-as', `${JSON.stringify(kind)} is not one of ${Object.keys(SAY_AS).join(', ')}`);
-        if (attrs.format !== undefined && SAY_AS[kind] === 'date' && !/^[dmy]{1,3}$/.test(attrs.format)) {
+        sayAs = SAY_AS[kind];
+        if (!sayAs) bad('interpret-as', `${JSON.stringify(kind)} is not one of ${Object.keys(SAY_AS).join(', ')}`);
+        if (attrs.format !== undefined && sayAs === 'date' && !/^[dmy]{1,3}$/.test(attrs.format)) {
           bad('format', 'a date format is made of d, m and y, such as "mdy", "dmy", "ymd" or "md"');
         }
         break;
@@ -353,7 +356,7 @@ class SsmlReader {
     }
     if (LEAF_RUNS.has(name)) {
       const { line, column } = lineColumnOf(this.starts, start);
-      frame.leaf = { attrs, text: '', start: -1, end: -1, line, column };
+      frame.leaf = { attrs, ...(sayAs ? { sayAs } : {}), text: '', start: -1, end: -1, line, column };
     }
     this.stack.push(frame);
   }
@@ -376,7 +379,7 @@ class SsmlReader {
       const alphabet: PhonemeAlphabet = leaf.attrs.alphabet === 'x-sampa' ? 'x-sampa' : 'ipa';
       this.pieces.push({ type: 'phoneme', ph: leaf.attrs.ph.trim(), alphabet, text, ...span, context });
     } else {
-      const interpretAs = SAY_AS[leaf.attrs['interpret-as']];
+      const interpretAs = leaf.sayAs ?? 'characters';
       this.pieces.push({ type: 'say-as', interpretAs, ...(leaf.attrs.format ? { format: leaf.attrs.format } : {}), text, ...span, context });
     }
   }
