@@ -141,7 +141,9 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
       throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
     }
-    return (await pool.run({ type: 'phonemize', id: nextId++, request: req })).result;
+    const answer = await pool.run({ type: 'phonemize', id: nextId++, request: req });
+    if (answer.type === 'too-long') throw new SynthesisError(answer.message, 'TextTooLongError');
+    return answer.result;
   }
 
   return {

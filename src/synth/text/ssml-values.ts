@@ -5,6 +5,9 @@ import { lookupTable } from './lookup-table.ts';
 /** The longest single `<break>`. */
 export const MAX_BREAK_SECONDS = 10;
 
+/** The most break time one request may hold, all `<break>`s together (each is silence that must be made). */
+export const MAX_BREAK_SECONDS_PER_REQUEST = 300;
+
 /** `<break strength>` in seconds, close to what the engines' own sentence and paragraph pauses are. */
 export const BREAK_STRENGTHS = lookupTable<number>({
   none: 0,

@@ -2,7 +2,7 @@
 // column and string positions and decodes entities itself), into a Script. Anything outside the subset is an
 // error naming its line, column and element rather than being skipped, so a client learns what was not spoken.
 import { SaxesParser, type SaxesTag } from 'saxes';
-import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS } from './ssml-values.ts';
+import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS, MAX_BREAK_SECONDS_PER_REQUEST } from './ssml-values.ts';
 import { PHONEME_ALPHABETS, type PhonemeAlphabet } from '../../schemas/lexicons.ts';
 import { lookupTable } from './lookup-table.ts';
 import type { BoundaryPiece, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
@@ -128,12 +128,22 @@ function mapDecoded(src: string, start: number, end: number, decoded: string, en
 
 /** Parses a whole SSML document (root `<speak>`) into a Script; throws SsmlError. */
 export function parseSsml(src: string, limits: SsmlLimits = DEFAULT_SSML_LIMITS): Script {
-  return new SsmlReader(src, limits, false).read();
+  return new SsmlReader(src, limits, false, newBudget()).read();
 }
+
+/** What a whole request has used of its limits: its elements and its break time (shared by every tag of plain text). */
+interface Budget {
+  elements: number;
+  breakSeconds: number;
+}
+
+const newBudget = (): Budget => ({ elements: 0, breakSeconds: 0 });
 
 /** Plain text that may carry `<break time="…"/>` tags (as ElevenLabs allows); everything else is read as written. */
 export function parsePlainWithBreaks(src: string): Script {
   const pieces: ScriptPiece[] = [];
+  // The tags of one text share the limits of one SSML document: as many elements, as much break time.
+  const budget = newBudget();
   let last = 0;
   const text = (from: number, to: number): void => {
     if (to > from) pieces.push({ type: 'text', text: src.slice(from, to), offset: from, length: to - from, context: {} });
@@ -144,7 +154,7 @@ export function parsePlainWithBreaks(src: string): Script {
     if (next !== undefined && !/[\s/>]/.test(next)) continue;
     const close = src.indexOf('>', at);
     const end = close < 0 ? src.length : close + 1;
-    const tag = new SsmlReader(src, DEFAULT_SSML_LIMITS, true, at, end).read();
+    const tag = new SsmlReader(src, DEFAULT_SSML_LIMITS, true, budget, at, end).read();
     text(last, at);
     pieces.push(...tag.pieces);
     last = end;
@@ -158,7 +168,6 @@ class SsmlReader {
   private readonly starts: number[];
   private readonly pieces: ScriptPiece[] = [];
   private readonly stack: Frame[] = [];
-  private elements = 0;
   /** End offset of the last markup the parser went past (where the next text node starts). */
   private lastEnd: number;
   private tagStart = 0;
@@ -169,6 +178,7 @@ class SsmlReader {
     private readonly limits: SsmlLimits,
     /** Only a single `<break/>` is allowed (plain text with breaks). */
     private readonly breakOnly: boolean,
+    private readonly budget: Budget,
     private readonly from = 0,
     private readonly to = src.length,
   ) {
@@ -250,7 +260,7 @@ class SsmlReader {
     if (unknown.length > 0) {
       this.fail(`unknown attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => JSON.stringify(a)).join(', ')} (allowed: ${allowed.join(', ') || 'none'})`, start, name);
     }
-    if (++this.elements > this.limits.maxElements) this.fail(`more than ${this.limits.maxElements} elements`, start, name);
+    if (++this.budget.elements > this.limits.maxElements) this.fail(`more than ${this.limits.maxElements} elements${this.breakOnly ? ' (<break/> tags)' : ''}`, start, name);
     if (this.stack.length >= this.limits.maxDepth) this.fail(`elements nested deeper than ${this.limits.maxDepth}`, start, name);
 
     const bad: (attr: string, message: string) => never = (attr, message) => this.fail(`${attr}: ${message}`, start, name);
@@ -280,6 +290,10 @@ class SsmlReader {
           const v = BREAK_STRENGTHS[s];
           if (v === undefined) bad('strength', `must be one of ${Object.keys(BREAK_STRENGTHS).join(', ')}`);
           seconds = v;
+        }
+        this.budget.breakSeconds += seconds;
+        if (this.budget.breakSeconds > MAX_BREAK_SECONDS_PER_REQUEST) {
+          this.fail(`the breaks add up to more than ${MAX_BREAK_SECONDS_PER_REQUEST} s, the most one request may hold`, start, name);
         }
         this.pieces.push({ type: 'break', seconds, offset: start, length: tagEnd - start });
         break;
