@@ -32,6 +32,7 @@ export const ERRORS = {
   lexicon_exists: { status: 409, message: 'A lexicon with this name already exists' },
   invalid_pls: { status: 400, message: 'The PLS lexicon is not well-formed XML or not a PLS document' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
+  expectation_failed: { status: 417, message: 'Only "Expect: 100-continue" is supported' },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   text_too_long: { status: 413, message: 'Text is too long' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type' },

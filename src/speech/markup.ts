@@ -22,9 +22,15 @@ export interface ParsedText {
   breakSeconds: number;
 }
 
-/** SSML when asked for, or when the text starts with `<speak`; plain text may carry `<break/>` tags alone. */
+/**
+ * The start of an SSML document: a byte-order mark, an XML declaration and comments may come before the `<speak>`
+ * root, as they do in files that SSML editors and other services' examples write. Each part matches in one pass.
+ */
+const SSML_START = /^\uFEFF?\s*(?:<\?xml\s[^?]*\?>\s*)?(?:<!--(?:[^-]|-(?!->))*-->\s*)*<speak[\s>/]/;
+
+/** SSML when asked for, or when the text is an SSML document (SSML_START); plain text may carry `<break/>` tags alone. */
 export function isSsml(text: string, textType: TextType | undefined): boolean {
-  return textType === 'ssml' || (textType === undefined && /^\s*<speak[\s>/]/.test(text));
+  return textType === 'ssml' || (textType === undefined && SSML_START.test(text));
 }
 
 /** Parses a request's text; throws `ssml_invalid` (400) naming line, column and element, or `text_too_long`. */

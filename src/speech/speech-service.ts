@@ -53,7 +53,7 @@ export interface SpeechInput {
    * audio, and again whenever the place changes. Not called when the request starts at once.
    */
   onQueued?: (position: number) => void;
-  /** 'ssml' parses the text as SSML; by default text starting with `<speak` is SSML and plain text may carry `<break/>`. */
+  /** 'ssml' parses the text as SSML; by default an SSML document (`<speak`, after an optional XML declaration) is SSML and plain text may carry `<break/>`. */
   textType?: TextType;
 }
 
