@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcess, type ServiceProcess } from '../helpers/process.ts';
+import { signedInKey, startProcess, type ServiceProcess } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, TEST_PG_URL, TEST_REDIS_URL } from '../helpers/stores.ts';
 
@@ -106,12 +106,7 @@ describe('key management across two nodes (PostgreSQL + Redis)', () => {
   });
 
   test('a speech-only key is refused key management on both nodes, and cannot mint a wider key', async () => {
-    const email = 'two-node-scope@example.com';
-    const sent = mail.messages.length;
-    assert.equal((await call(b, '/api/auth/login', { json: { email } })).status, 200);
-    const verify = await call(a, '/api/auth/verify', { json: { token: await mail.tokenFor(email, sent) } });
-    const cookie = verify.headers.getSetCookie()[0].split(';')[0];
-    const speaker = await createKey(b, { cookie }, { name: 'speaker', scopes: ['speech'] });
+    const speaker = await signedInKey(b.base, mail, 'two-node-scope@example.com', ORIGIN, { name: 'speaker', scopes: ['speech'] });
     for (const node of [a, b]) {
       const create = await call(node, '/api/auth/api-keys', { json: { name: 'wider', scopes: ['speech', 'keys'] }, bearer: speaker.key });
       assert.equal(create.status, 403);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LEXICON_LIMITS } from '../../src/schemas/lexicons.ts';
-import { startProcess, type ServiceProcess } from '../helpers/process.ts';
+import { signedInKey, startProcess, type ServiceProcess } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 
 const ORIGIN = 'http://voxsmith.test';
@@ -17,21 +17,13 @@ const mail = new SmtpSink();
 let service: ServiceProcess;
 let key: string;
 
-async function post(path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${service.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
-}
-
 function putPls(name: string, xml: string): Promise<Response> {
   return fetch(`${service.base}/api/lexicons/${name}/pls`, { method: 'PUT', body: xml, headers: { 'content-type': 'application/pls+xml', authorization: `Bearer ${key}` } });
 }
 
 before(async () => {
   service = await startProcess({ DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, SMTP_URL: await mail.start(), WORKERS: '1' });
-  const email = 'pls@example.com';
-  assert.equal((await post('/api/auth/login', { email })).status, 200);
-  const verify = await post('/api/auth/verify', { token: await mail.tokenFor(email, 0) });
-  const cookie = verify.headers.getSetCookie()[0].split(';')[0];
-  ({ key } = (await (await post('/api/auth/api-keys', { name: 'pls' }, { cookie, origin: ORIGIN })).json()) as { key: string });
+  ({ key } = await signedInKey(service.base, mail, 'pls@example.com', ORIGIN));
   // What starts on first use and is not what is timed: the reading thread (under the tests' TypeScript loader its
   // start compiles the worker's modules) and /healthz's response serializer (compiled on its first call).
   assert.equal((await putPls('warm', `<lexicon version="1.0" ${NS}><lexeme><grapheme>a</grapheme><alias>b</alias></lexeme></lexicon>`)).status, 201);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_BREAK_SECONDS, MAX_BREAK_SECONDS_PER_REQUEST } from '../../src/synth/text/ssml-values.ts';
 import { encodeEvent, FrameReader, type WyomingEvent } from '../../src/wyoming/frames.ts';
-import { freePort, startProcess, type ServiceProcess } from '../helpers/process.ts';
+import { freePort, signedInKey, startProcess, type ServiceProcess } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 
 /**
@@ -117,13 +117,7 @@ function assertWholeBreaks(seconds: readonly number[]): void {
 describe(`break silence bomb over HTTP: peak RSS within ${RSS_BOUND_MIB} MiB`, () => {
   before(async () => {
     service = await startProcess(env);
-    const email = 'bomb@example.com';
-    const sent = mail.messages.length;
-    assert.equal((await post('/api/auth/login', { email })).status, 200);
-    const verify = await post('/api/auth/verify', { token: await mail.tokenFor(email, sent) });
-    const cookie = verify.headers.getSetCookie()[0].split(';')[0];
-    const created = await post('/api/auth/api-keys', { name: 'bomb' }, { cookie, origin: ORIGIN });
-    ({ key } = (await created.json()) as { key: string });
+    ({ key } = await signedInKey(service.base, mail, 'bomb@example.com', ORIGIN));
     for (let i = 0; i < 2; i++) assert.ok((await Promise.all(Array.from({ length: AT_ONCE }, () => speak(WARM)))).every((a) => a.bytes > 0));
   });
   after(async () => {

@@ -144,14 +144,15 @@ export class StreamConnection {
 
   /**
    * A client that sends and never reads piles replies up in the send buffer, synthesis or not (a flood of
-   * `flush` or `cancel`, each answered). Over the bound the buffer is watched: at twice the bound its messages
-   * are no longer read (TCP pushes back on it) until it has taken what it was sent, and if it takes nothing for
-   * the stall timeout it is dropped, as a synthesis waiting for room drops it. Audio alone stays near the bound
-   * (waitForRoom), so a client that reads, however slowly, is never paused or dropped by this.
+   * `flush` or `cancel`, each answered). Over the bound the buffer is watched: its messages are no longer read (TCP
+   * pushes back on it) until it has taken what it was sent, and if it takes nothing for the stall timeout it is
+   * dropped, as a synthesis waiting for room drops it. While audio is sent the buffer sits near the bound
+   * (waitForRoom), so reading stops only at twice it then: a client that reads, however slowly, can still cancel.
    */
   private watchBackpressure(): void {
     const { maxBufferedBytes, stallTimeoutMs } = this.limits;
-    if (this.socket.bufferedAmount > 2 * maxBufferedBytes && !this.socket.isPaused) this.socket.pause();
+    const pauseAt = this.current ? 2 * maxBufferedBytes : maxBufferedBytes;
+    if (this.socket.bufferedAmount > pauseAt && !this.socket.isPaused) this.socket.pause();
     if (this.backpressure || this.socket.bufferedAmount <= maxBufferedBytes) return;
     let last = this.socket.bufferedAmount;
     let progressAt = Date.now();
