@@ -41,6 +41,7 @@ import type {
   InstallJob,
   CreatedApiKey,
   JobUploadRequest,
+  CreateKeyRequest,
   OpenAISpeechRequest,
   OwnedVoice,
   SpeakRequest,
@@ -135,8 +136,13 @@ export class VoxsmithClient {
 
   // --- API keys ---
 
-  createKey(name: string, options: RequestOptions = {}): Promise<CreatedApiKey> {
-    return this.json('/api/auth/api-keys', { method: 'POST', json: { name }, ...options });
+  /**
+   * A new key: a name, or `{name, scopes}` to bound what it may do (`['speech']` for a key that only speaks; all
+   * four scopes when absent). Needs a session or a key with the `keys` scope, holding every scope it gives.
+   */
+  createKey(request: string | CreateKeyRequest, options: RequestOptions = {}): Promise<CreatedApiKey> {
+    const json: CreateKeyRequest = typeof request === 'string' ? { name: request } : request;
+    return this.json('/api/auth/api-keys', { method: 'POST', json, ...options });
   }
 
   async listKeys(options: RequestOptions = {}): Promise<ApiKey[]> {

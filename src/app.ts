@@ -57,6 +57,7 @@ import { lexiconRoutes } from './http/routes/lexicons.ts';
 import { phonemizeRoutes } from './http/routes/phonemize.ts';
 import { LexiconService } from './lexicons/lexicon-service.ts';
 import { LexiconStore } from './lexicons/lexicon-store.ts';
+import { ThreadPlsReader } from './lexicons/pls-reader.ts';
 import { LEXICON_LIMITS } from './schemas/lexicons.ts';
 import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
@@ -158,7 +159,9 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchScheduler(() => scheduler.stats());
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
-  const lexicons = new LexiconService(new LexiconStore(db, store.dialect, LEXICON_LIMITS.lexiconsPerAccount));
+  const plsReader = new ThreadPlsReader();
+  app.addHook('onClose', () => plsReader.close());
+  const lexicons = new LexiconService(new LexiconStore(db, store.dialect, LEXICON_LIMITS.lexiconsPerAccount), plsReader);
   const speech = new SpeechService({
     synthesizer,
     voices,

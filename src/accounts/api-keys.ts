@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { DEFAULT_KEY_SCOPES, KEY_SCOPES, type KeyScope } from '../schemas/api-keys.ts';
 import type { Db, Dialect } from '../store/database.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
 import { generateKey, maskKey, parseKey } from './api-key-format.ts';
@@ -10,6 +11,7 @@ export interface CreatedKey {
   id: string;
   name: string;
   created_at: string;
+  scopes: KeyScope[];
 }
 
 export interface ListedKey {
@@ -18,11 +20,45 @@ export interface ListedKey {
   masked_key: string;
   created_at: string;
   last_used: string | null;
+  scopes: KeyScope[];
 }
 
 export interface KeyPrincipal {
   keyId: string;
   userId: string;
+  scopes: readonly KeyScope[];
+}
+
+/** Who asks for a new key: the account, and the scopes the asking credential holds (all of them for a session). */
+export interface KeyGrantor {
+  userId: string;
+  scopes: readonly KeyScope[];
+}
+
+/** Scopes in their one stored order, each once. */
+function canonicalScopes(scopes: Iterable<string>): KeyScope[] {
+  const given = new Set(scopes);
+  return KEY_SCOPES.filter((s) => given.has(s));
+}
+
+const storedScopes = (scopes: readonly KeyScope[]): string => canonicalScopes(scopes).join(' ');
+const parsedScopes = (stored: string): KeyScope[] => canonicalScopes(stored.split(' '));
+
+/**
+ * The scopes a new key gets: those asked for (all when none are named), each of which the grantor must hold, so
+ * no key can mint a key that may do more than itself.
+ */
+export function grantedScopes(grantor: KeyGrantor, requested: readonly KeyScope[] | undefined): KeyScope[] {
+  const wanted = requested === undefined ? [...DEFAULT_KEY_SCOPES] : canonicalScopes(requested);
+  const lacking = wanted.filter((s) => !grantor.scopes.includes(s));
+  if (lacking.length > 0) {
+    throw new AppError(
+      'insufficient_scope',
+      `A key may create only keys with scopes it holds itself (${grantor.scopes.join(', ')}); it lacks ${lacking.join(', ')}` +
+        (requested === undefined ? '. Name the scopes of the new key in "scopes"' : ''),
+    );
+  }
+  return wanted;
 }
 
 const LAST_USED_INTERVAL_MS = 60_000;
@@ -41,18 +77,21 @@ export class ApiKeyService {
   /**
    * Creates a key unless the account already holds MAX_KEYS_PER_USER live ones. The count and the insert
    * are one conditional INSERT … SELECT … WHERE count < cap, so no second creation can slip in between.
-   * On PostgreSQL the user's row is locked first (see lockUserForCap).
+   * On PostgreSQL the user's row is locked first (see lockUserForCap). The new key's scopes are those
+   * requested (all by default), within the grantor's own.
    */
-  async create(userId: string, rawName: string): Promise<CreatedKey> {
+  async create(grantor: KeyGrantor, rawName: string, requestedScopes?: readonly KeyScope[]): Promise<CreatedKey> {
+    const { userId } = grantor;
     const name = rawName.trim();
     if (name.length === 0) throw new AppError('validation', 'name must not be empty');
+    const scopes = grantedScopes(grantor, requestedScopes);
     const { key, id, secret } = generateKey();
     const created_at = new Date().toISOString();
     const inserted = await this.db.transaction().execute(async (trx) => {
       await lockUserForCap(trx, this.dialect, userId);
       const result = await trx
         .insertInto('api_keys')
-        .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at'])
+        .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at', 'scopes'])
         .expression(
           trx
             .selectNoFrom((eb) => [
@@ -62,6 +101,7 @@ export class ApiKeyService {
               eb.val(sha256Hex(secret)).as('secret_hash'),
               eb.val(key.slice(-4)).as('last4'),
               eb.val(created_at).as('created_at'),
+              eb.val(storedScopes(scopes)).as('scopes'),
             ])
             .where((eb) =>
               eb(
@@ -75,18 +115,18 @@ export class ApiKeyService {
       return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     });
     if (!inserted) throw new AppError('validation', `At most ${MAX_KEYS_PER_USER} active keys per account; revoke one first`);
-    return { key, id, name, created_at };
+    return { key, id, name, created_at, scopes };
   }
 
   async list(userId: string): Promise<ListedKey[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'name', 'last4', 'created_at', 'last_used'])
+      .select(['id', 'name', 'last4', 'created_at', 'last_used', 'scopes'])
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .orderBy('created_at', 'asc')
       .execute();
-    return rows.map((r) => ({ id: r.id, name: r.name, masked_key: maskKey(r.last4), created_at: r.created_at, last_used: r.last_used }));
+    return rows.map((r) => ({ id: r.id, name: r.name, masked_key: maskKey(r.last4), created_at: r.created_at, last_used: r.last_used, scopes: parsedScopes(r.scopes) }));
   }
 
   /**
@@ -112,7 +152,7 @@ export class ApiKeyService {
     if (!parsed) return null;
     const row = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'user_id', 'secret_hash', 'last_used', 'revoked_at'])
+      .select(['id', 'user_id', 'secret_hash', 'last_used', 'revoked_at', 'scopes'])
       .where('id', '=', parsed.id)
       .executeTakeFirst();
     // Hash even when no row exists so a miss costs the same as a mismatch.
@@ -129,7 +169,7 @@ export class ApiKeyService {
         .where((eb) => eb.or([eb('last_used', 'is', null), eb('last_used', '<=', cutoff)]))
         .execute();
     }
-    return { keyId: row.id, userId: row.user_id };
+    return { keyId: row.id, userId: row.user_id, scopes: parsedScopes(row.scopes) };
   }
 
   /** Whether the key still works (used by long-lived streams to re-check). */

@@ -1,13 +1,14 @@
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
 import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
-import { requireAuth } from './plugins/auth.ts';
+import { requireScope } from './plugins/auth.ts';
 import { keyIdOf, type Principal } from './types.ts';
 
-/** What every HTTP speech route shares: a caller (key or same-origin session) within the /v1 rate limit. */
-export const speechRouteOptions = { preHandler: requireAuth, config: { rateLimit: 'api' } } as const;
+/** What every HTTP speech route shares: a caller (a key with the speech scope, or a same-origin session) within the /v1 rate limit. */
+export const speechRouteOptions = { preHandler: requireScope('speech'), config: { rateLimit: 'api' } } as const;
 
 /** Who a speech request is counted for (the door has already refused anonymous requests). */
 export function speechCaller(principal: Principal | null): SpeechCaller {
@@ -22,6 +23,35 @@ export function hangUpSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) abort.abort();
   });
   return abort.signal;
+}
+
+/**
+ * How long a client may take nothing of a streamed answer before it is cut, as the WebSocket does: a reply it
+ * never reads holds a synthesis slot (the worker pauses when its audio is not taken), which others wait for.
+ */
+export const WRITE_STALL_MS = 10_000;
+const STALL_CHECK_MS = 500;
+
+/**
+ * Destroys the response once its writes have been held back (the socket's buffers full) for `stallMs` on end, so
+ * the hang-up aborts the synthesis and frees its slot. A client reading slowly but steadily never trips it.
+ */
+export function cutWhenStalled(res: ServerResponse, stallMs: number, onStall: () => void): void {
+  let stalledSince: number | undefined;
+  const timer = setInterval(() => {
+    if (!res.writableNeedDrain) {
+      stalledSince = undefined;
+      return;
+    }
+    stalledSince ??= Date.now();
+    if (Date.now() - stalledSince >= stallMs) {
+      clearInterval(timer);
+      onStall();
+      res.destroy();
+    }
+  }, Math.min(STALL_CHECK_MS, stallMs));
+  timer.unref();
+  res.once('close', () => clearInterval(timer));
 }
 
 /** The trailer that carries an error found after the status line (the JSON error body, on one line). */
@@ -47,6 +77,7 @@ export function sendStreamed(request: FastifyRequest, reply: FastifyReply, signa
     }
   }
   reply.header('Trailer', ERROR_TRAILER);
+  cutWhenStalled(reply.raw, WRITE_STALL_MS, () => request.log.info({ stallMs: WRITE_STALL_MS }, 'client took no audio; connection cut'));
   return reply.send(Readable.from(logged(), { objectMode: false }));
 }
 

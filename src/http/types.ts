@@ -1,10 +1,16 @@
 import type { Config } from '../config.ts';
+import { KEY_SCOPES, type KeyScope } from '../schemas/api-keys.ts';
 import type { Services } from '../services.ts';
 
-/** Who is calling: an API key or a dashboard session. */
+/** Who is calling: an API key (with what it may do) or a dashboard session. */
 export type Principal =
-  | { via: 'key'; userId: string; keyId: string }
+  | { via: 'key'; userId: string; keyId: string; scopes: readonly KeyScope[] }
   | { via: 'session'; userId: string; sessionIdHash: string };
+
+/** What the caller may do: a key its scopes, a signed-in session everything its account may. */
+export function scopesOf(p: Principal): readonly KeyScope[] {
+  return p.via === 'key' ? p.scopes : KEY_SCOPES;
+}
 
 /** The key a request used, or null for a dashboard session (usage is metered per key). */
 export function keyIdOf(p: Principal): string | null {

@@ -4,7 +4,8 @@ import { AppError } from '../errors.ts';
 import { LEXICON_LIMITS, type Lexicon, type LexiconRule, type LexiconSummary } from '../schemas/lexicons.ts';
 import type { LexiconEntry } from '../synth/text/lexicon.ts';
 import { type LexiconStore } from './lexicon-store.ts';
-import { parsePls, PlsError } from './pls.ts';
+import { PlsError } from './pls.ts';
+import type { PlsReader } from './pls-reader.ts';
 
 const collapse = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim();
 
@@ -56,7 +57,11 @@ function notFound(name: string): never {
 }
 
 export class LexiconService {
-  constructor(private readonly store: LexiconStore) {}
+  constructor(
+    private readonly store: LexiconStore,
+    /** Reads PLS documents off the event loop. */
+    private readonly pls: PlsReader,
+  ) {}
 
   list(userId: string): Promise<LexiconSummary[]> {
     return this.store.list(userId);
@@ -88,7 +93,7 @@ export class LexiconService {
   async importPls(userId: string, name: string, xml: string, makeDefault?: boolean): Promise<{ lexicon: Lexicon; created: boolean }> {
     let rules: LexiconRule[];
     try {
-      rules = parsePls(xml);
+      rules = await this.pls.read(xml);
     } catch (err) {
       if (err instanceof PlsError) throw new AppError('invalid_pls', err.message);
       throw err;

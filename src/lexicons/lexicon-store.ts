@@ -119,10 +119,15 @@ export class LexiconStore {
     }
   }
 
-  /** Renames and/or sets the default flag; null when the owner has no lexicon of that name. */
+  /**
+   * Renames and/or sets the default flag; null when the owner has no lexicon of that name. Behind the owner's lock,
+   * as every write of their lexicons: two "make this the default" at once would otherwise both clear the old
+   * default and both set theirs, and the one-default index would refuse the second with a 500.
+   */
   async update(ownerId: string, name: string, change: { name?: string; default?: boolean }): Promise<Lexicon | null> {
     try {
       return await this.db.transaction().execute(async (trx) => {
+        await lockUserForCap(trx, this.dialect, ownerId);
         const row = await trx.selectFrom('lexicons').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst();
         if (!row) return null;
         if (change.default === true) await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();

@@ -1,7 +1,7 @@
 // W3C Pronunciation Lexicon Specification (PLS 1.0) documents to lexicon rules, read with saxes (a strict,
 // non-validating XML parser that reports line and column, expands no external entities and reads no DTD).
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { PHONEME_ALPHABETS, type LexiconRule, type PhonemeAlphabet } from '../schemas/lexicons.ts';
+import { LEXICON_LIMITS, PHONEME_ALPHABETS, type LexiconRule, type PhonemeAlphabet } from '../schemas/lexicons.ts';
 
 /** A document that is not well-formed XML or not a PLS lexicon; line and column (1-based) say where. */
 export class PlsError extends Error {
@@ -26,6 +26,18 @@ interface Lexeme {
   graphemes: string[];
   pronunciations: Pronunciation[];
 }
+
+/**
+ * Bounds checked while the document is read, so a hostile one stops at the first step past them rather than
+ * after it was all taken in: PLS is three levels deep (lexicon, lexeme, grapheme) plus whatever metadata holds;
+ * a grapheme, alias or phoneme is at most a few hundred characters (checkRules has the exact limits).
+ */
+export const PLS_READ_LIMITS = {
+  maxDepth: 32,
+  maxElements: 50_000,
+  maxTextChars: 2 * LEXICON_LIMITS.aliasChars,
+  maxRules: LEXICON_LIMITS.rulesPerLexicon,
+} as const;
 
 /** Elements a lexeme may hold whose text we read; anything else (example, meta, metadata) is skipped. */
 const TEXT_ELEMENTS = new Set(['grapheme', 'alias', 'phoneme']);
@@ -52,6 +64,7 @@ export function parsePls(xml: string): LexiconRule[] {
   let lexemeAt = { line: 1, column: 1 };
   let text: { name: string; value: string; alphabet: string | undefined; prefer: boolean } | undefined;
   let sawRoot = false;
+  let elements = 0;
 
   function here(): { line: number; column: number } {
     return { line: parser.line, column: parser.column + 1 };
@@ -65,6 +78,7 @@ export function parsePls(xml: string): LexiconRule[] {
     const chosen = l.pronunciations.find((p) => p.prefer) ?? l.pronunciations[0];
     if (!chosen) fail(`<lexeme> "${l.graphemes[0]}" has neither <phoneme> nor <alias>`, lexemeAt);
     for (const grapheme of l.graphemes) {
+      if (rules.length >= PLS_READ_LIMITS.maxRules) fail(`more than ${PLS_READ_LIMITS.maxRules} graphemes (a lexicon holds at most ${PLS_READ_LIMITS.maxRules} rules)`, lexemeAt);
       if (chosen.kind === 'alias') {
         rules.push({ grapheme, alias: chosen.text });
         continue;
@@ -84,6 +98,8 @@ export function parsePls(xml: string): LexiconRule[] {
     const name = tag.local;
     const parent = path.at(-1);
     path.push(name);
+    if (path.length > PLS_READ_LIMITS.maxDepth) fail(`elements nested deeper than ${PLS_READ_LIMITS.maxDepth}`);
+    if (++elements > PLS_READ_LIMITS.maxElements) fail(`more than ${PLS_READ_LIMITS.maxElements} elements`);
     const attr = (n: string): string | undefined => {
       const a = tag.attributes[n];
       return a === undefined ? undefined : a.value;
@@ -105,12 +121,13 @@ export function parsePls(xml: string): LexiconRule[] {
     }
     if (text) fail(`<${tag.name}> is not allowed inside <${text.name}>`);
   });
-  parser.on('text', (t) => {
-    if (text) text.value += t;
-  });
-  parser.on('cdata', (t) => {
-    if (text) text.value += t;
-  });
+  const addText = (t: string): void => {
+    if (!text) return;
+    text.value += t;
+    if (text.value.length > PLS_READ_LIMITS.maxTextChars) fail(`<${text.name}> is longer than ${PLS_READ_LIMITS.maxTextChars} characters`);
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
   parser.on('closetag', (tag: SaxesTagNS) => {
     path.pop();
     const name = tag.local;

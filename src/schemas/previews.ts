@@ -1,7 +1,8 @@
 // The fixed lines dashboard previews speak, one per language. Pure data shared by the server (the preview
 // route speaks only these, so previews cannot be used as free synthesis) and the dashboard.
 // A short line per language (primary subtag), so each voice is heard speaking its own language.
-export const PREVIEW_LINES: Readonly<Record<string, string>> = {
+// No prototype: a language from the request (`?language=constructor`) finds no line rather than Object's own members.
+export const PREVIEW_LINES: Readonly<Record<string, string | undefined>> = Object.assign(Object.create(null) as Record<string, string>, {
   en: 'Hello! This is how I sound. The quick brown fox jumps over the lazy dog.',
   de: 'Hallo! So klingt meine Stimme. Heute ist ein schöner Tag.',
   fr: 'Bonjour ! Voici ma voix. Il fait beau aujourd’hui.',
@@ -59,7 +60,7 @@ export const PREVIEW_LINES: Readonly<Record<string, string>> = {
   ka: 'გამარჯობა! ასე ჟღერს ჩემი ხმა.',
   hy: 'Բարև! Այսպես է հնչում իմ ձայնը։',
   ta: 'வணக்கம்! இது என் குரல்.',
-};
+});
 
 /**
  * The preview text for a voice. Languages without a line here count to five instead: every engine reads

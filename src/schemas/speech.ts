@@ -41,7 +41,7 @@ export const MAX_VOICE_ID_CHARS = 200;
 
 export const TextType = Type.Union([Type.Literal('text'), Type.Literal('ssml')], {
   description:
-    'ssml: the text is SSML (speak, p, s, break, prosody, emphasis, say-as, sub, phoneme, lang, voice, mark). By default text that starts with <speak> is SSML, and plain text may carry <break time="1s"/> tags',
+    'ssml: the text is SSML (speak, p, s, break, prosody, emphasis, say-as, sub, phoneme, lang, voice, mark). By default text that starts with <speak> (after an optional XML declaration and comments) is SSML, and plain text may carry <break time="1s"/> tags',
 });
 
 export const Speed = Type.Number({ minimum: SPEED_MIN, maximum: SPEED_MAX, description: `Speaking rate, ${SPEED_MIN} to ${SPEED_MAX}; 1 = normal` });

@@ -5,12 +5,13 @@ import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEEC
 import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
 import type { Phonemized } from '../synth/phonemize.ts';
-import type { SpeechChunk, SpeechRequest, Synthesizer } from '../synth/synthesizer.ts';
+import { SynthesisError, type SpeechChunk, type SpeechRequest, type Synthesizer } from '../synth/synthesizer.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Gender, Voice } from '../voices/voice.ts';
 import { previewText } from '../schemas/previews.ts';
 import { SpeechCache } from './cache.ts';
+import { spokenLengthBefore } from '../synth/text/script.ts';
 import { parseRequestText, type TextType } from './markup.ts';
 import { chooseVoice, OPENAI_VOICES, type VoiceChoice } from './openai-voices.ts';
 import { naturalVoiceFor } from './openai-natural.ts';
@@ -53,7 +54,7 @@ export interface SpeechInput {
    * audio, and again whenever the place changes. Not called when the request starts at once.
    */
   onQueued?: (position: number) => void;
-  /** 'ssml' parses the text as SSML; by default text starting with `<speak` is SSML and plain text may carry `<break/>`. */
+  /** 'ssml' parses the text as SSML; by default an SSML document (`<speak`, after an optional XML declaration) is SSML and plain text may carry `<break/>`. */
   textType?: TextType;
 }
 
@@ -106,6 +107,12 @@ const PREVIEW_FORMAT = 'mp3';
 /** The fair queue shares out per API key; a dashboard session (no key) counts for its user. */
 function schedulingKey(caller: SpeechCaller): string {
   return caller.keyId !== null ? `key:${caller.keyId}` : `user:${caller.userId}`;
+}
+
+/** A worker's refusal as the catalogue error it stands for; anything else unchanged. */
+function speechError(err: unknown): unknown {
+  if (err instanceof SynthesisError && err.kind === 'TextTooLongError') return new AppError('text_too_long', err.message);
+  return err;
 }
 
 /** A cached answer, replayed chunk by chunk: the same bytes, word timings and marks as the first time. */
@@ -209,7 +216,7 @@ export class SpeechService {
   private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, how: { billed: boolean; background?: boolean }): Promise<Speech> {
     const { billed } = how;
     const background = how.background === true;
-    const { synthesizer, usage, metrics, maxAudioSeconds, scheduler, cache } = this.deps;
+    const { synthesizer, usage, metrics, maxAudioSeconds, cache } = this.deps;
     const startedAt = performance.now();
     const { text, format } = input;
     const speed = this.checkRequest(input);
@@ -219,6 +226,10 @@ export class SpeechService {
     const characters = parsed.spokenChars;
     if (characters > this.deps.maxTextChars) {
       throw new AppError('text_too_long', `text is ${characters} characters${parsed.script ? ' (spoken, markup aside)' : ''}; the limit is ${this.deps.maxTextChars}`);
+    }
+    // Break silence is audio whatever the words: counted against the cap before any of it is made.
+    if (parsed.breakSeconds > maxAudioSeconds) {
+      throw new AppError('audio_too_long', `the breaks alone add up to ${Math.round(parsed.breakSeconds)} s of silence; the limit is ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS)`);
     }
     const voice = await this.resolveVoice(caller, input);
     const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
@@ -230,7 +241,7 @@ export class SpeechService {
       speed,
       format,
       buffered: input.download === true && format === 'flac',
-      ...(lexicon ? { lexicon } : {}),
+      ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}),
       ...(input.pauseBefore ? { pauseBefore: input.pauseBefore } : {}),
       // Only a rate other than the format's own travels, so the same audio keeps one cache key.
       ...(sampleRate !== FORMATS[format].sampleRate ? { sampleRate } : {}),
@@ -243,16 +254,7 @@ export class SpeechService {
     const cached = cache && cacheKey ? cache.get(cacheKey) : undefined;
     // A cached answer needs no worker, so it takes no slot and does not count against the key's concurrency.
     let releaseSlot: ReleaseSlot = () => undefined;
-    if (!cached) {
-      try {
-        releaseSlot = background
-          ? await scheduler.acquire(`background:${schedulingKey(caller)}`, signal, undefined, 'background')
-          : await scheduler.acquire(schedulingKey(caller), signal, input.onQueued);
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'concurrency_limited') metrics.rateLimited('concurrency');
-        throw err;
-      }
-    }
+    if (!cached) releaseSlot = await this.acquireSlot(caller, signal, background ? undefined : input.onQueued, background);
     const recorder = cache && cacheKey && !cached ? cache.recorder(cacheKey) : null;
     const source = cached ? replay(cached) : synthesizer.speak(request, signal, { background });
     const iterator = metrics.meterSpeech(source, labels)[Symbol.asyncIterator]();
@@ -262,7 +264,7 @@ export class SpeechService {
       first = await iterator.next();
     } catch (err) {
       releaseSlot();
-      throw err;
+      throw speechError(err);
     }
     // A caller that hangs up before reading a chunk never starts `chunks`; closing here still frees the worker
     // (and then its slot).
@@ -270,16 +272,23 @@ export class SpeechService {
       void (iterator.return?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(releaseSlot);
     signal.addEventListener('abort', release, { once: true });
 
+    // Characters of the request whose speech was delivered: up to the end of the last word sent.
+    const deliveredCharacters = (sourceEnd: number): number =>
+      Math.min(characters, parsed.script ? spokenLengthBefore(parsed.script, sourceEnd) : sourceEnd);
+
     async function* chunks(): AsyncGenerator<SpeechChunk> {
       try {
         let seconds = 0;
+        let sourceEnd = 0;
         for (let next = first; !next.done; next = await iterator.next()) {
-          // Checked before the chunk goes out, so a caller never gets more than the cap; like a cancel, the cut
-          // speech is not counted as usage.
+          // Checked before the chunk goes out, so a caller never gets more than the cap. What was delivered up to
+          // there is counted as usage (a cancel, the caller's choice, is not).
           seconds += next.value.seconds;
           if (seconds > maxAudioSeconds) {
+            if (billed && sourceEnd > 0) await usage.record(caller.userId, caller.keyId, deliveredCharacters(sourceEnd));
             throw new AppError('audio_too_long', `the speech would be longer than ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS); it was stopped there`);
           }
+          for (const w of next.value.words ?? []) sourceEnd = Math.max(sourceEnd, w.offset + w.length);
           recorder?.add(next.value);
           yield next.value;
         }
@@ -299,12 +308,36 @@ export class SpeechService {
    * POST /v1/phonemize: the text as the voice's engine is given it (the caller's lexicons applied, normalized)
    * and each word's phonemes. Checked and resolved like speech; worked out in a worker.
    */
-  async phonemize(caller: SpeechCaller, input: { text: string; voiceId?: string; lexicons?: string[] }): Promise<Phonemized & { voiceId: string; engine: string }> {
+  async phonemize(
+    caller: SpeechCaller,
+    input: { text: string; voiceId?: string; lexicons?: string[] },
+    signal: AbortSignal,
+  ): Promise<Phonemized & { voiceId: string; engine: string }> {
     this.checkText(input.text);
     const voice = await this.resolveVoice(caller, input);
     const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
-    const result = await this.deps.synthesizer.phonemize({ text: input.text, voice: voice.spec, ...(lexicon ? { lexicon } : {}) });
-    return { voiceId: voice.id, engine: voice.engine, ...result };
+    // Worker time like speech: one of the key's MAX_CONCURRENT_PER_KEY, in the same fair queue.
+    const releaseSlot = await this.acquireSlot(caller, signal);
+    try {
+      const result = await this.deps.synthesizer.phonemize({ text: input.text, voice: voice.spec, ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}) });
+      return { voiceId: voice.id, engine: voice.engine, ...result };
+    } catch (err) {
+      throw speechError(err);
+    } finally {
+      releaseSlot();
+    }
+  }
+
+  /** A synthesis slot for the caller, in the fair queue (429 past MAX_CONCURRENT_PER_KEY). */
+  private async acquireSlot(caller: SpeechCaller, signal: AbortSignal, onQueued?: (position: number) => void, background = false): Promise<ReleaseSlot> {
+    try {
+      return background
+        ? await this.deps.scheduler.acquire(`background:${schedulingKey(caller)}`, signal, undefined, 'background')
+        : await this.deps.scheduler.acquire(schedulingKey(caller), signal, onQueued);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'concurrency_limited') this.deps.metrics.rateLimited('concurrency');
+      throw err;
+    }
   }
 
   private checkText(text: string): void {

@@ -36,6 +36,8 @@ export interface ApiKeysTable {
   created_at: string;
   last_used: string | null;
   revoked_at: string | null;
+  /** Space-separated, in KEY_SCOPES order. */
+  scopes: string;
 }
 
 export interface UsageTable {

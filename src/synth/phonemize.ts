@@ -10,6 +10,7 @@ import { prepareMapped } from './text/index.ts';
 import { applyLexicon, type LexiconEntry } from './text/lexicon.ts';
 import { concatMapped, mappedRun, standingFor, type MappedText } from './text/mapped.ts';
 import { plainScript } from './text/script.ts';
+import { checkExpandedLength } from './text/spoken-length.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 import type { PhonemeSet } from '../schemas/phonemize.ts';
 
@@ -17,6 +18,8 @@ export interface PhonemizeRequest {
   text: string;
   voice: VoiceSpec;
   lexicon?: LexiconEntry[];
+  /** The most characters the text may say once the lexicon is applied (MAX_TEXT_CHARS); past it a TextTooLongError. */
+  maxChars?: number;
 }
 
 export interface PhonemizedWord {
@@ -76,6 +79,7 @@ export async function phonemizeText(req: PhonemizeRequest): Promise<Phonemized> 
   if (!isKnownVoice(voice)) throw new UnknownVoiceError(voice.engine, voice.base);
   const english = isEnglishVoice(voice);
   const script = applyLexicon(plainScript(req.text), req.lexicon);
+  if (req.lexicon) checkExpandedLength(script, req.maxChars);
   // Source offsets that an alias stands for: the words spoken there come from the lexicon.
   const aliased = new Set<number>();
   let normalized = '';

@@ -170,7 +170,9 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
       const start = out.inputSeconds + pause / r.rate;
       const placement = { at: start, trimmed: trimmed.cut / r.rate, duration: trimmed.samples.length / r.rate };
       out.addWords(timeWords(r.words, piece.mapped, req.text, placement));
-      await out.write(withGain(trimmed.samples, gain * piece.volume, pause), r.rate);
+      await writeSilence(out, pause, r.rate, hooks.signal);
+      if (aborted()) break;
+      await out.write(withGain(trimmed.samples, gain * piece.volume), r.rate);
       lastRate = r.rate;
       previous = { break: piece.break, tail: trimmed.tailSeconds };
     }
@@ -178,7 +180,8 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     // A trailing <break> is silence too.
     if (silence > 0) {
       const rate = lastRate || encoder.sampleRate;
-      await out.write(new Float32Array(Math.round(silence * rate)), rate);
+      await writeSilence(out, Math.round(silence * rate), rate, hooks.signal);
+      if (aborted()) return { seconds: out.seconds, sentences: done, cancelled: true };
     }
     await out.end();
     return { seconds: out.seconds, sentences: done, cancelled: aborted() };
@@ -203,11 +206,23 @@ function pauseScale(piece: Piece): number {
   return 1 / Math.min(3, Math.max(0.5, rateOf(piece.voice, piece.speed)));
 }
 
-/** The samples times the voice's gain, after `pause` samples of silence. */
-function withGain(x: Float32Array, gain: number, pause: number): Float32Array {
-  const y = new Float32Array(pause + x.length);
-  for (let i = 0; i < x.length; i++) y[pause + i] = x[i] * gain;
+/** The samples times the voice's gain. */
+function withGain(x: Float32Array, gain: number): Float32Array {
+  const y = new Float32Array(x.length);
+  for (let i = 0; i < x.length; i++) y[i] = x[i] * gain;
   return y;
+}
+
+/**
+ * Silence is made a second at a time: a pause or a run of <break>s (minutes, at most) never exists whole in
+ * memory, and each second goes out (and counts toward the request's audio) before the next one is made, at the
+ * pace flow control allows.
+ */
+const SILENCE_CHUNK_SECONDS = 1;
+
+async function writeSilence(out: OutputStream, samples: number, rate: number, signal: AbortSignal | undefined): Promise<void> {
+  const chunk = Math.max(1, Math.round(rate * SILENCE_CHUNK_SECONDS));
+  for (let left = samples; left > 0 && signal?.aborted !== true; left -= chunk) await out.write(new Float32Array(Math.min(chunk, left)), rate);
 }
 
 /**

@@ -84,11 +84,10 @@ export interface SpeakResult {
   cancelled: boolean;
 }
 
-export interface PhonemizeResult {
-  type: 'phonemized';
-  id: number;
-  result: Phonemized;
-}
+export type PhonemizeResult =
+  | { type: 'phonemized'; id: number; result: Phonemized }
+  /** The text says more than its limit once the lexicon is applied (a TextTooLongError, which would lose its class crossing threads). */
+  | { type: 'too-long'; id: number; message: string };
 
 export type WorkerResult = SpeakResult | PhonemizeResult;
 /** The answer to a task of type T. */

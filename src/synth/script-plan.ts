@@ -9,6 +9,7 @@ import { concatMapped, mappedRun, standingFor, trimMapped, type MappedText } fro
 import { sayAsWords } from './text/say-as.ts';
 import { applyLexicon, type LexiconEntry } from './text/lexicon.ts';
 import { plainScript, type RunContext, type Script, type SpokenRun } from './text/script.ts';
+import { checkExpandedLength } from './text/spoken-length.ts';
 import { espeakPhonemeInput } from './text/ssml-phonemes.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 
@@ -33,6 +34,8 @@ export interface PlanRequest {
   script?: Script;
   voices?: { name: string; spec: VoiceSpec }[];
   lexicon?: LexiconEntry[];
+  /** The most characters the script may speak once the lexicon is applied (see SpeechRequest.maxChars). */
+  maxChars?: number;
 }
 
 const TERMINAL_END = /[.!?…。！？]["'”’)\]]*\s*$/u;
@@ -98,6 +101,8 @@ function runText(run: SpokenRun, voice: VoiceSpec): { mapped: MappedText; raw: b
 export function planSpeech(req: PlanRequest): PlanItem[] {
   // Lexicon rules turn matching words into sub/phoneme runs, before any normalization (contract 4).
   const script = applyLexicon(req.script ?? plainScript(req.text), req.lexicon);
+  // Aliases can make a text within the limit speak far more: checked on what will be said.
+  if (req.lexicon) checkExpandedLength(script, req.maxChars);
   const out: PlanItem[] = [];
   let group: { parts: MappedText[]; context: RunContext; raw: boolean } | undefined;
   // What separates the next speech from the last one: a boundary's kind, a break (no extra pause) or nothing yet.

@@ -29,6 +29,11 @@ export interface SpeechRequest {
   /** Pronunciation rules (the caller's lexicons, resolved), applied before normalization; earlier rules win. */
   lexicon?: LexiconEntry[];
   /**
+   * With a lexicon: the most characters the request may speak once its aliases are applied (MAX_TEXT_CHARS). Past
+   * it the request fails before any audio, with a TextTooLongError.
+   */
+  maxChars?: number;
+  /**
    * The pause to put before the speech, as if a sentence ending so came before it: text streamed in pieces is
    * spoken one sentence per request, and still breathes between sentences. Default none.
    */

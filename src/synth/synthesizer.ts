@@ -166,7 +166,9 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
       throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
     }
     const neural = neuralModelsFor([req.voice]);
-    return (await pool.run({ type: 'phonemize', id: nextId++, request: req, ...(neural ? { neural } : {}) })).result;
+    const answer = await pool.run({ type: 'phonemize', id: nextId++, request: req, ...(neural ? { neural } : {}) });
+    if (answer.type === 'too-long') throw new SynthesisError(answer.message, 'TextTooLongError');
+    return answer.result;
   }
 
   return {

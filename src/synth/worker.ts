@@ -8,6 +8,7 @@ import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
+import { TextTooLongError } from './text/spoken-length.ts';
 import type { ControlMessage, NeuralRetain, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
@@ -158,6 +159,13 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
 
 export default async function handle<T extends WorkerTask>(task: T): Promise<ResultOf<T>> {
   if (task.neural) mergeNeuralModels(task.neural);
-  if (task.type === 'phonemize') return { type: 'phonemized', id: task.id, result: await phonemizeText(task.request) } as ResultOf<T>;
+  if (task.type === 'phonemize') {
+    try {
+      return { type: 'phonemized', id: task.id, result: await phonemizeText(task.request) } as ResultOf<T>;
+    } catch (err) {
+      if (err instanceof TextTooLongError) return { type: 'too-long', id: task.id, message: err.message } as ResultOf<T>;
+      throw err;
+    }
+  }
   return (await speak(task as SpeakTask)) as ResultOf<T>;
 }

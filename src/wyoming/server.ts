@@ -51,6 +51,7 @@ export class WyomingServer {
   async authorize(apiKey: string): Promise<void> {
     const principal = await this.deps.apiKeys.authenticate(apiKey);
     if (!principal) throw new Error('WYOMING_API_KEY is not a valid, unrevoked API key: create one in the dashboard and set it whole');
+    if (!principal.scopes.includes('speech')) throw new Error(`WYOMING_API_KEY lacks the "speech" scope (it has: ${principal.scopes.join(', ')}): create a key that may speak`);
     this.caller = { userId: principal.userId, keyId: principal.keyId };
   }
 

@@ -149,6 +149,29 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.equal(await bearer('/api/auth/api-keys', key), 401, 'revoked at once');
   });
 
+  test('API keys: "Speech only" is one click; the key speaks and may do nothing else; the list says so', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('kiosk');
+    await page.getByLabel('Speech only').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const field = page.getByLabel('New API key');
+    await field.waitFor();
+    const key = await field.inputValue();
+    assert.match(await page.getByTestId('new-key-scopes').innerText(), /Speech only/);
+    assert.match(await page.getByTestId('snippet-code').innerText(), /\/v1\/speak/, 'the snippet shows how to speak with it');
+    const row = page.getByRole('row', { name: /kiosk/ });
+    await row.waitFor();
+    assert.match(await row.innerText(), /Speech only/);
+    const speak = await fetch(`${server.base}/v1/speak`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Hi.', voice_id: 'flite-slt', format: 'wav' }),
+    });
+    assert.equal(speak.status, 200, 'it speaks');
+    assert.equal(await bearer('/api/auth/api-keys', key), 403, 'and manages no keys');
+    await b.screenshot('06b-keys-speech-only');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+  });
+
   test('voices: search as you type, language and gender filters', async () => {
     await openNav('Voices', 'Voices');
     const cards = page.locator('li.voice');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { VoxsmithClient, VoxsmithError, STREAM_SAMPLE_RATE } from '../../client/index.ts';
+import { KEY_SCOPES, VoxsmithClient, VoxsmithError, STREAM_SAMPLE_RATE } from '../../client/index.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -71,6 +71,15 @@ describe('client: sign-in and keys through the SDK', () => {
 
     const withKey = new VoxsmithClient({ baseUrl: s.base, apiKey: created.key });
     assert.ok((await withKey.listVoices({ language: 'en-GB' })).length > 0);
+    // The key (all scopes) makes a speech-only key; that one speaks and is refused key management.
+    assert.deepEqual(created.scopes, [...KEY_SCOPES]);
+    const speaker = await withKey.createKey({ name: 'speaker', scopes: ['speech'] });
+    assert.deepEqual(speaker.scopes, ['speech']);
+    assert.deepEqual((await withKey.listKeys()).find((k) => k.id === speaker.id)?.scopes, ['speech']);
+    const speakerClient = withKey.withApiKey(speaker.key);
+    assert.ok((await speakerClient.speak({ text: 'Hi.', voice_id: 'flite-slt', format: 'wav' })).audio.byteLength > 1000);
+    await assert.rejects(speakerClient.listKeys(), (err: unknown) => err instanceof VoxsmithError && err.status === 403 && err.code === 'insufficient_scope');
+    assert.deepEqual(await withKey.revokeKey(speaker.id), { id: speaker.id, revoked: true });
     assert.deepEqual(await dashboard.revokeKey(created.id), { id: created.id, revoked: true });
     await assert.rejects(withKey.listKeys(), (err: unknown) => err instanceof VoxsmithError && err.status === 401);
 

@@ -78,3 +78,28 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
     },
   };
 }
+
+/** What `signedInKey` needs of the mail sink the service sends its sign-in links to. */
+interface LinkInbox {
+  messages: readonly unknown[];
+  tokenFor(to: string, after?: number): Promise<string>;
+}
+
+/**
+ * Signs in on a service started by startProcess (its SMTP_URL pointing at `mail`) and creates an API key with
+ * that session, as a user would: the session cookie and the key.
+ */
+export async function signedInKey(base: string, mail: LinkInbox, email: string, origin: string, body: Record<string, unknown> = { name: 'test' }): Promise<{ key: string; id: string; cookie: string }> {
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+  const sent = mail.messages.length;
+  const login = await post('/api/auth/login', { email });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+  const verify = await post('/api/auth/verify', { token: await mail.tokenFor(email, sent) });
+  if (verify.status !== 200) throw new Error(`verify failed: ${verify.status} ${await verify.text()}`);
+  const cookie = verify.headers.getSetCookie()[0].split(';')[0];
+  const created = await post('/api/auth/api-keys', body, { cookie, origin });
+  if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${await created.text()}`);
+  const { key, id } = (await created.json()) as { key: string; id: string };
+  return { key, id, cookie };
+}

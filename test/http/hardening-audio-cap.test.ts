@@ -55,8 +55,9 @@ describe('MAX_AUDIO_SECONDS', () => {
     assert.equal(error.code, 'audio_too_long');
     assert.match(error.error, /MAX_AUDIO_SECONDS/);
     assert.equal(error.request_id, headers['x-request-id']);
-    // Like a cancel, speech cut short is not counted.
-    assert.equal(await charactersUsed(), before);
+    // What was delivered is counted: some of the text, not none of it and not all of it.
+    const counted = (await charactersUsed()) - before;
+    assert.ok(counted > 0 && counted < LONG_TEXT.length / 2, `${counted} of ${LONG_TEXT.length} characters counted for ${seconds} s of audio`);
   });
 
   test('HTTP: speech under the cap has no error trailer', async () => {
@@ -96,6 +97,51 @@ describe('MAX_AUDIO_SECONDS', () => {
     ws.send(JSON.stringify({ type: 'synthesize', id: 'short', text: 'Hi.' }));
     await next;
     ws.close();
-    assert.equal(await charactersUsed(), before + 'Hi.'.length);
+    const counted = (await charactersUsed()) - before - 'Hi.'.length;
+    assert.ok(counted > 0 && counted < LONG_TEXT.length / 2, `${counted} of ${LONG_TEXT.length} characters counted for the cut request`);
+  });
+});
+
+describe('MAX_AUDIO_SECONDS and SSML', () => {
+  let s: TestServer;
+  let key: string;
+  let cookie: string;
+  before(async () => {
+    s = await startServer({ env: { MAX_AUDIO_SECONDS: '60' } });
+    ({ key, cookie } = await s.newKey('cap-ssml@example.com'));
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  test('breaks past the cap are refused with audio_too_long before any of their silence is made', async () => {
+    const text = `<speak>Hi.${'<break time="10s"/>'.repeat(7)}</speak>`;
+    const res = await s.request('/v1/speak', { json: { text, format: 'pcm' }, bearer: key });
+    assert.equal(res.status, 413);
+    const body = (await res.json()) as { code: string; error: string };
+    assert.equal(body.code, 'audio_too_long');
+    assert.match(body.error, /breaks/);
+    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ requests: number }> };
+    assert.equal(usage.keys.reduce((n, k) => n + k.requests, 0), 0, 'nothing was spoken or counted');
+  });
+
+  test('SSML cut at the cap counts the spoken characters delivered, not its markup', async () => {
+    const sentence = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the woods. ';
+    const text = `<speak>${`<p><prosody rate="slow">${sentence}</prosody></p>`.repeat(12)}</speak>`;
+    const url = new URL('/v1/speak', s.base);
+    const trailer = await new Promise<string | undefined>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.trailers['x-voxsmith-error']));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ text, format: 'pcm', voice_id: 'flite-slt' }));
+    });
+    assert.equal((JSON.parse(trailer ?? '{}') as { code?: string }).code, 'audio_too_long');
+    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> };
+    const counted = usage.keys.reduce((n, k) => n + k.characters, 0);
+    // 60 s of slow speech is a few of the 12 sentences: counted in spoken characters (each sentence's 87).
+    assert.ok(counted >= sentence.length && counted < sentence.length * 10, `${counted} characters counted`);
   });
 });

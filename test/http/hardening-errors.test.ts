@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { ERRORS } from '../../src/schemas/errors.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 // Finding 8 of the outside security test: errors from the HTTP parser and the router came without the
@@ -100,5 +102,77 @@ describe('every error in the envelope', () => {
     assert.equal(((await broken.json()) as { code: string }).code, 'invalid_json');
     const plain = await s.request('/api/auth/login', { json: { email: 'fine@example.com', note: { constructor: 'x' } } });
     assert.notEqual(plain.status, 500, 'an ordinary "constructor" string value is no poisoning');
+  });
+});
+
+describe('Expect and methods, in the envelope', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer();
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  test('an Expect other than 100-continue: 417 expectation_failed with the envelope, not an empty answer', async () => {
+    for (const expect of ['999', 'something-else']) {
+      const answer = await raw(s.base, `POST /v1/speak HTTP/1.1\r\nHost: x\r\nExpect: ${expect}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
+      const body = assertEnvelope(answer, 417, 'expectation_failed', `Expect: ${expect}`);
+      assert.match(body.error, /100-continue/);
+    }
+    // 100-continue itself is honoured: the body is asked for and the request answered as usual.
+    const ok = await raw(s.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    assert.equal(ok.status, 100);
+  });
+
+  test('a method a path does not take: 405 method_not_allowed with Allow, in the envelope', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '/v1/speak', 'POST'],
+      ['GET', '/v1/speak', 'POST'],
+      ['PATCH', '/api/auth/api-keys', 'GET, HEAD, POST, DELETE'],
+      ['POST', '/api/voices', 'GET, HEAD'],
+      ['DELETE', '/api/lexicons/anything/pls', 'PUT'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const answer = await raw(s.base, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      const body = assertEnvelope(answer, 405, 'method_not_allowed', `${method} ${path}`);
+      assert.equal(answer.headers.get('allow'), allow, `${method} ${path}: Allow`);
+      assert.ok(body.error.includes(allow), body.error);
+    }
+    // A path nothing answers stays 404; so do the dashboard's own pages asked with another method.
+    for (const [method, path] of [['POST', '/v1/nothing-here'], ['GET', '/api/nothing'], ['POST', '/keys']]) {
+      const answer = await raw(s.base, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      assertEnvelope(answer, 404, 'route_not_found', `${method} ${path}`);
+    }
+  });
+});
+
+describe('the error codes users read about', () => {
+  test('docs/api.md lists every code the server declares, each with its status, and no other', async () => {
+    const s = await startServer();
+    try {
+      // The error body the OpenAPI document gives every operation: its `code` lists the catalogue.
+      const doc = (await (await s.request('/openapi.json')).json()) as unknown;
+      const find = (node: unknown): string[] | undefined => {
+        if (typeof node !== 'object' || node === null) return undefined;
+        const codes = (node as { properties?: { code?: { enum?: string[] } } }).properties?.code?.enum;
+        if (codes) return codes;
+        for (const child of Object.values(node)) {
+          const found = find(child);
+          if (found) return found;
+        }
+        return undefined;
+      };
+      const declared = find(doc);
+      assert.ok(declared && declared.length > 0, 'the error body schema names its codes');
+      const markdown = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+      const table = markdown.slice(markdown.indexOf('## Error codes'));
+      const rows = [...table.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])] as const);
+      assert.deepEqual(rows.map(([code]) => code).sort(), [...declared].sort(), 'the table and the OpenAPI document name the same codes');
+      for (const [code, status] of rows) assert.equal(status, ERRORS[code as keyof typeof ERRORS].status, code);
+    } finally {
+      await s.close();
+    }
   });
 });

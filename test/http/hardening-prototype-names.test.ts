@@ -79,3 +79,83 @@ describe('user-supplied names never reach Object.prototype', () => {
     }
   });
 });
+
+// Every name Object.prototype has, in every place SSML looks a request value up in a table: each must be refused
+// with ssml_invalid (or, for the preview's language, answered or refused), never a 500 or silently accepted.
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
+
+/** SSML documents that put `name` where the parser looks a value up. */
+function ssmlPlacements(name: string): Array<[string, string]> {
+  return [
+    ['say-as interpret-as', `<speak>a <say-as interpret-as="${name}">12</say-as></speak>`],
+    ['break strength', `<speak>a <break strength="${name}"/> b</speak>`],
+    ['emphasis level', `<speak><emphasis level="${name}">a</emphasis></speak>`],
+    ['prosody rate', `<speak><prosody rate="${name}">a</prosody></speak>`],
+    ['prosody pitch', `<speak><prosody pitch="${name}">a</prosody></speak>`],
+    ['prosody volume', `<speak><prosody volume="${name}">a</prosody></speak>`],
+    ['phoneme alphabet', `<speak><phoneme alphabet="${name}" ph="a">a</phoneme></speak>`],
+    ['element', `<speak>a <${name}>b</${name}></speak>`],
+    ['empty element', `<speak>a <${name}/></speak>`],
+    ['attribute', `<speak><s ${name}="1">a</s></speak>`],
+    ['root attribute', `<speak ${name}="1">a</speak>`],
+    ['plain-text break strength', `a <break strength="${name}"/> b`],
+    ['plain-text break attribute', `a <break ${name}="1s"/> b`],
+  ];
+}
+
+describe('SSML never looks a request value up on Object.prototype', () => {
+  let s: TestServer;
+  let key: string;
+  let cookie: string;
+  before(async () => {
+    s = await startServer();
+    ({ key, cookie } = await s.newKey('proto-ssml@example.com'));
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  async function ssmlInvalid(res: Response, what: string): Promise<void> {
+    const text = await res.text();
+    assert.equal(res.status, 400, `${what}: ${res.status} ${text}`);
+    assert.equal((JSON.parse(text) as { code: string }).code, 'ssml_invalid', `${what}: ${text}`);
+  }
+
+  test(`${PROTOTYPE_NAMES.length} prototype names in every SSML position: 400 ssml_invalid on /v1/speak`, async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      for (const [where, text] of ssmlPlacements(name)) {
+        await ssmlInvalid(await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key }), `${where} ${name}`);
+      }
+    }
+  });
+
+  test('the other doors refuse them too: timestamps, OpenAI, ElevenLabs, the stream', async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const text = `<speak>a <say-as interpret-as="${name}">12</say-as> <break strength="${name}"/></speak>`;
+      await ssmlInvalid(await s.request('/v1/speak/with-timestamps', { json: { text }, bearer: key }), `timestamps ${name}`);
+      await ssmlInvalid(await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: text }, bearer: key }), `openai ${name}`);
+      await ssmlInvalid(await s.request('/v1/text-to-speech/flite-slt', { json: { text }, headers: { 'xi-api-key': key } }), `elevenlabs ${name}`);
+    }
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const messages: Array<{ type: string; code?: string }> = [];
+    ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string; code?: string }));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    ws.send(JSON.stringify({ type: 'synthesize', id: 'p', text: '<speak><break strength="constructor"/>a <toString>b</toString></speak>' }));
+    const deadline = Date.now() + 30_000;
+    while (!messages.some((m) => m.type === 'error') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(messages.filter((m) => m.type === 'error').map((m) => m.code), ['ssml_invalid']);
+    ws.close();
+  });
+
+  test('a voice preview in a prototype-named language is answered (counting) or refused, never a 500', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const res = await s.request(`/api/voices/flite-slt/preview?language=${encodeURIComponent(name)}`, { cookie });
+      assert.ok(res.status === 200 || res.status === 400, `language=${name}: ${res.status}`);
+      if (res.status === 200) assert.ok((await res.arrayBuffer()).byteLength > 1000, `language=${name}: audio`);
+      else assert.equal(((await res.json()) as { code: string }).code, 'validation');
+    }
+  });
+});

@@ -72,3 +72,41 @@ describe('slow clients are cut', () => {
     assert.equal((await s.request('/healthz')).status, 200);
   });
 });
+
+describe('a client that never reads its speech loses its synthesis slot', () => {
+  let s: TestServer;
+  before(async () => {
+    // One synthesis at a time on the whole server: whoever holds it blocks everyone.
+    s = await startServer({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', CACHE_MB: '0' } });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  test('its connection is cut within the write-stall timeout, and another key’s sentence is served', async () => {
+    const hog = await s.newKey('hog@example.com');
+    const other = await s.newKey('other@example.com');
+    // ~11 minutes of 16-bit audio (30 MB): far more than the socket buffers between us hold.
+    const text = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the woods. '.repeat(110);
+    const body = JSON.stringify({ text, voice_id: 'flite-slt', format: 'pcm' });
+    const conn = await open(s.base);
+    conn.socket.pause();
+    conn.socket.write(
+      `POST /v1/speak HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hog.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // Its synthesis has the one slot once audio is flowing into the buffers it never empties.
+    await new Promise((r) => setTimeout(r, 1500));
+    const started = Date.now();
+    const res = await s.request('/v1/speak', { json: { text: 'Hello there.', voice_id: 'flite-slt', format: 'pcm' }, bearer: other.key });
+    assert.equal(res.status, 200);
+    assert.ok((await res.arrayBuffer()).byteLength > 24_000);
+    const waited = (Date.now() - started) / 1000;
+    process.stdout.write(`# another key's sentence waited ${waited.toFixed(1)} s behind a client that never reads\n`);
+    // The stall timeout is 10 s; generous for two shared cores (the worker's own give-up came after 120 s).
+    assert.ok(waited < 40, `${waited} s`);
+    // The hog's connection was cut by the server: reading it now ends at once.
+    conn.socket.resume();
+    await Promise.race([conn.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('hog connection still open')), 10_000))]);
+    assert.ok(s.logs.join('').includes('client took no audio; connection cut'));
+  });
+});

@@ -50,27 +50,33 @@ const textContent = fc
   .array(fc.oneof({ weight: 6, arbitrary: words }, { weight: 1, arbitrary: entity }, { weight: 1, arbitrary: oddChars }), { minLength: 0, maxLength: 5 })
   .map((parts) => parts.join(' '));
 
+/** Object.prototype's own names ("constructor", "toString", "__proto__", ...): looked up in a plain object, they are found. */
+const protoName = fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype));
+/** A value of the grammar, now and then replaced by a prototype name. */
+const orProto = (value: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: protoName });
+
 const attrValue = fc.oneof(fc.constantFrom('', ' ', '"', "'", '-1', 'NaN', '1e309', '∞'), fc.string({ maxLength: 8 }).map((t) => t.replace(/["<&]/g, 'x')));
 const breakTime = fc.oneof(
   fc.constantFrom('0s', '1s', '250ms', '10s', '11s', '10000ms', '1.5s', '-1s', 'x', '1h', '', '999999999999s', '1e3ms'),
   fc.nat(12_000).map((n) => `${n}ms`),
 );
-const strength = fc.constantFrom('none', 'x-weak', 'weak', 'medium', 'strong', 'x-strong', 'loud', '');
-const rate = fc.constantFrom('x-slow', 'slow', 'medium', 'fast', 'x-fast', 'default', '50%', '200%', '+20%', '-50%', '0%', '1000%', '1.5', '0', '-3', 'fastest', '');
-const pitch = fc.constantFrom('x-low', 'low', 'medium', 'high', 'x-high', 'default', '+2st', '-12st', '+50%', '-100%', '200Hz', '+10Hz', '-500Hz', '0Hz', 'abc', '');
-const volume = fc.constantFrom('silent', 'x-soft', 'soft', 'medium', 'loud', 'x-loud', 'default', '+6dB', '-6dB', '-100dB', '+100dB', '50%', 'dB', '');
-const interpretAs = fc.constantFrom('characters', 'spell-out', 'cardinal', 'ordinal', 'digits', 'date', 'time', 'telephone', 'unit', 'bogus', '');
+const strength = orProto(fc.constantFrom('none', 'x-weak', 'weak', 'medium', 'strong', 'x-strong', 'loud', ''));
+const rate = orProto(fc.constantFrom('x-slow', 'slow', 'medium', 'fast', 'x-fast', 'default', '50%', '200%', '+20%', '-50%', '0%', '1000%', '1.5', '0', '-3', 'fastest', ''));
+const pitch = orProto(fc.constantFrom('x-low', 'low', 'medium', 'high', 'x-high', 'default', '+2st', '-12st', '+50%', '-100%', '200Hz', '+10Hz', '-500Hz', '0Hz', 'abc', ''));
+const volume = orProto(fc.constantFrom('silent', 'x-soft', 'soft', 'medium', 'loud', 'x-loud', 'default', '+6dB', '-6dB', '-100dB', '+100dB', '50%', 'dB', ''));
+const interpretAs = orProto(fc.constantFrom('characters', 'spell-out', 'cardinal', 'ordinal', 'digits', 'date', 'time', 'telephone', 'unit', 'bogus', ''));
+const emphasisLevel = orProto(fc.constantFrom('strong', 'moderate', 'none', 'reduced', 'loud', ''));
 const dateFormat = fc.constantFrom('mdy', 'dmy', 'ymd', 'md', 'dm', 'ym', 'my', 'y', 'm', 'd', 'zzz', '');
 const sayAsContent = fc.oneof(
   fc.constantFrom('12', '-3', '1,000,000', '3/15/2026', '2026-11-23', '12:30', '7pm', '+1 (555) 010-9999', 'abc', '', '99999999999999999999999', '1.5'),
   fc.string({ maxLength: 10 }).map((t) => t.replace(/[<&]/g, ' ')),
 );
-const phAlphabet = fc.constantFrom('ipa', 'x-sampa', 'arpabet', '');
+const phAlphabet = orProto(fc.constantFrom('ipa', 'x-sampa', 'arpabet', ''));
 const ph = fc.oneof(fc.constantFrom('həˈloʊ', 'h@"loU', 'tə.ˈmɑː.toʊ', '', '"', '{}'), fc.string({ maxLength: 10 }).map((t) => t.replace(/["<&]/g, ' ')));
 const lang = fc.constantFrom('en-US', 'en-GB', 'de-DE', 'fr', 'xx-YY', '', 'en_US');
 const voiceName = fc.constantFrom('default', 'espeak-en-us-female-1', 'espeak-en-us-male-1', 'nobody-here', '', '../etc');
 const markName = fc.oneof(fc.constantFrom('m1', 'end', '', ' '), fc.string({ maxLength: 6 }).map((t) => t.replace(/["<&]/g, '_')));
-const unknownName = fc.constantFrom('audio', 'foo', 'xml:lang', 'w', 'amazon:effect', 'voice2', 'b');
+const unknownName = orProto(fc.constantFrom('audio', 'foo', 'xml:lang', 'w', 'amazon:effect', 'voice2', 'b'));
 
 const attr = (name: string, value: fc.Arbitrary<string>): fc.Arbitrary<string> => value.map((v) => ` ${name}="${v}"`);
 /** An unknown attribute now and then, so their listing in the 400 is exercised. */
@@ -83,7 +89,8 @@ const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
     textContent,
     textContent,
     fc.tuple(fc.option(attr('time', breakTime), { nil: '' }), fc.option(attr('strength', strength), { nil: '' }), maybeUnknownAttr).map(([a, b, c]) => `<break${a}${b}${c}/>`),
-    fc.tuple(fc.constantFrom('p', 's', 'emphasis'), maybeUnknownAttr, tie('children')).map(([el, u, c]) => `<${el}${u}>${c}</${el}>`),
+    fc.tuple(fc.constantFrom('p', 's'), maybeUnknownAttr, tie('children')).map(([el, u, c]) => `<${el}${u}>${c}</${el}>`),
+    fc.tuple(fc.option(attr('level', emphasisLevel), { nil: '' }), maybeUnknownAttr, tie('children')).map(([l, u, c]) => `<emphasis${l}${u}>${c}</emphasis>`),
     fc
       .tuple(fc.option(attr('rate', rate), { nil: '' }), fc.option(attr('pitch', pitch), { nil: '' }), fc.option(attr('volume', volume), { nil: '' }), maybeUnknownAttr, tie('children'))
       .map(([r, p, v, u, c]) => `<prosody${r}${p}${v}${u}>${c}</prosody>`),
@@ -105,6 +112,26 @@ const ssmlDoc = fc
     return cut === undefined ? doc : doc.slice(0, cut);
   })
   .filter((doc) => doc.length <= 600);
+
+/** Where a prototype name can go: each element's looked-up attribute values, element names, attribute names. */
+const protoPlacement = fc.tuple(
+  protoName,
+  fc.constantFrom(
+    (n: string) => `<say-as interpret-as="${n}">12</say-as>`,
+    (n: string) => `<break strength="${n}"/>`,
+    (n: string) => `<emphasis level="${n}">a</emphasis>`,
+    (n: string) => `<prosody rate="${n}">a</prosody>`,
+    (n: string) => `<prosody pitch="${n}">a</prosody>`,
+    (n: string) => `<prosody volume="${n}">a</prosody>`,
+    (n: string) => `<phoneme alphabet="${n}" ph="a">a</phoneme>`,
+    (n: string) => `<${n}>a</${n}>`,
+    (n: string) => `<${n}/>`,
+    (n: string) => `<p ${n}="1">a</p>`,
+    (n: string) => `<break ${n}="1s"/>`,
+  ),
+).map(([name, place]) => place(name));
+/** A document of the grammar with one prototype name somewhere in it. */
+const protoDoc = fc.tuple(fc.array(node, { maxLength: 2 }), protoPlacement, fc.array(node, { maxLength: 2 })).map(([before, proto, after]) => `<speak>${before.join('')}${proto}${after.join('')}</speak>`);
 
 /** Random Unicode: graphemes (emoji, combining marks, RTL), ASCII controls, any code point, markup characters. */
 const unicodeText = fc.oneof(
@@ -181,6 +208,19 @@ describe('property: SSML and Unicode text', () => {
       { numRuns: RUNS, seed: SEED + 1 },
     );
     assertBothOutcomes('timestamps');
+  });
+
+  test('a prototype name anywhere in a document: always 400 ssml_invalid, on every SSML door', async () => {
+    current = 'prototype';
+    await fc.assert(
+      fc.asyncProperty(protoDoc, fc.constantFrom('/v1/speak', '/v1/speak/with-timestamps'), async (doc, path) => {
+        const body = { text: doc };
+        const res = await speak(path, body);
+        assert.equal(res.status, 400, `${label(body)}: ${res.status} ${res.text.slice(0, 200)}`);
+        assert.equal((JSON.parse(res.text) as { code: string }).code, 'ssml_invalid', label(body));
+      }),
+      { numRuns: RUNS, seed: SEED + 3 },
+    );
   });
 
   test('random Unicode text, as plain text and as SSML: no 5xx, no hang', async () => {

@@ -206,3 +206,39 @@ describe('SSML', () => {
     assert.deepEqual(marks, whole.marks);
   });
 });
+
+describe('SSML documents as files write them', () => {
+  test('an XML declaration, a byte-order mark or comments before <speak>: SSML on doors without text_type', async () => {
+    const bodies = [
+      '<?xml version="1.0" encoding="UTF-8"?>\n<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis">Hello <break time="1s"/> there.</speak>',
+      '\uFEFF<?xml version="1.0"?><!-- made by an editor --><speak>Hello <break time="1s"/> there.</speak>',
+      '<!-- a comment --> <!-- two - dashes --> <speak>Hello <break time="1s"/> there.</speak>',
+    ];
+    for (const text of bodies) {
+      const out = await timed({ text, voice_id: 'flite-slt' });
+      // Spoken as SSML: the two words, the break as silence, nothing of the declaration or the tags read aloud.
+      assert.deepEqual(out.words.map((w) => w.word), ['Hello', 'there'], text);
+      assert.ok(silences(out.samples, 0.9).length >= 1, `${text}: the break is silence`);
+    }
+    // The doors without a text_type field: OpenAI and ElevenLabs.
+    const [doc] = bodies;
+    const openai = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: doc, response_format: 'pcm' }, bearer: key });
+    assert.equal(openai.status, 200);
+    const spoken = (await openai.arrayBuffer()).byteLength / 2 / RATE;
+    const plain = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'pcm' }, bearer: key });
+    const plainSeconds = (await plain.arrayBuffer()).byteLength / 2 / RATE;
+    assert.ok(spoken > plainSeconds + 0.8 && spoken < plainSeconds + 2, `${spoken} s against ${plainSeconds} s: the words and a 1 s break, not the markup read out`);
+    const elevenLabs = async (text: string): Promise<number> => {
+      const res = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', { json: { text }, headers: { 'xi-api-key': key } });
+      assert.equal(res.status, 200);
+      return (await res.arrayBuffer()).byteLength / 2 / RATE;
+    };
+    const [elevenSeconds, elevenPlain] = [await elevenLabs(doc), await elevenLabs('Hello there.')];
+    assert.ok(elevenSeconds > elevenPlain + 0.8 && elevenSeconds < elevenPlain + 2, `ElevenLabs: ${elevenSeconds} s against ${elevenPlain} s`);
+  });
+
+  test('text that merely mentions <speak> later is still plain text', async () => {
+    const out = await timed({ text: 'Type <speak> to start.', voice_id: 'flite-slt' });
+    assert.ok(out.words.some((w) => w.word.includes('Type')));
+  });
+});

@@ -8,6 +8,7 @@ import { MagicLinkService } from '../../src/accounts/magic-links.ts';
 import { SessionService } from '../../src/accounts/sessions.ts';
 import { UsageService } from '../../src/accounts/usage.ts';
 import { UserService } from '../../src/accounts/users.ts';
+import { KEY_SCOPES } from '../../src/schemas/api-keys.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import type { SharedEvent } from '../../src/store/shared-state/shared-state.ts';
 import { dropSchema, randomSchema, TEST_PG_URL } from '../helpers/stores.ts';
@@ -93,8 +94,15 @@ for (const [name, make] of dialects) {
       const user = await new UserService(db).findOrCreate('keys@example.com');
       const broadcast = recorder();
       const keys = new ApiKeyService(db, dialect, broadcast);
-      const created = await keys.create(user.id, 'laptop');
-      assert.deepEqual(await keys.authenticate(created.key), { keyId: created.id, userId: user.id });
+      const owner = { userId: user.id, scopes: KEY_SCOPES };
+      const created = await keys.create(owner, 'laptop');
+      assert.deepEqual(await keys.authenticate(created.key), { keyId: created.id, userId: user.id, scopes: [...KEY_SCOPES] });
+      const narrow = await keys.create(owner, 'speaker', ['speech', 'speech']);
+      assert.deepEqual(narrow.scopes, ['speech'], 'scopes are stored once each');
+      assert.deepEqual((await keys.authenticate(narrow.key))?.scopes, ['speech']);
+      await assert.rejects(keys.create({ userId: user.id, scopes: ['speech'] }, 'wider', ['speech', 'keys']), /lacks keys/);
+      assert.equal(await keys.revoke(user.id, narrow.id), true);
+      broadcast.events.length = 0;
       const [listed] = await keys.list(user.id);
       assert.equal(listed.id, created.id);
       assert.ok(listed.last_used, 'authenticate stamped last_used');
@@ -113,19 +121,20 @@ for (const [name, make] of dialects) {
       const user = await users.findOrCreate('cap@example.com');
       const other = await users.findOrCreate('cap-other@example.com');
       const keys = new ApiKeyService(db, dialect, recorder());
-      for (let i = 0; i < MAX_KEYS_PER_USER - 5; i++) await keys.create(user.id, `k${i}`);
-      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => keys.create(user.id, `race${i}`)));
+      const owner = { userId: user.id, scopes: KEY_SCOPES };
+      for (let i = 0; i < MAX_KEYS_PER_USER - 5; i++) await keys.create(owner, `k${i}`);
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => keys.create(owner, `race${i}`)));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
       for (const r of results) {
         if (r.status === 'rejected') assert.match(String(r.reason), new RegExp(`At most ${MAX_KEYS_PER_USER} active keys`));
       }
       assert.equal((await keys.list(user.id)).length, MAX_KEYS_PER_USER);
       // The cap counts live keys of one account: another account is unaffected, a revocation frees a place.
-      assert.ok(await keys.create(other.id, 'mine'));
+      assert.ok(await keys.create({ userId: other.id, scopes: KEY_SCOPES }, 'mine'));
       const [first] = await keys.list(user.id);
       assert.equal(await keys.revoke(user.id, first.id), true);
-      assert.ok(await keys.create(user.id, 'after revoke'));
-      await assert.rejects(keys.create(user.id, 'one too many'), /At most/);
+      assert.ok(await keys.create(owner, 'after revoke'));
+      await assert.rejects(keys.create(owner, 'one too many'), /At most/);
     });
 
     test('sessions: create, resolve, touch after a minute, expire, destroy', async () => {

@@ -1,8 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
+import type { KeyScope } from '../../schemas/api-keys.ts';
 import { enforce } from './rate-limit.ts';
-import type { Principal } from '../types.ts';
+import { scopesOf, type Principal } from '../types.ts';
 
 export const SESSION_COOKIE = 'vox_session';
 
@@ -24,7 +25,7 @@ export async function resolvePrincipal(app: FastifyInstance, request: FastifyReq
   if (bearer !== null) {
     const key = await app.services.apiKeys.authenticate(bearer);
     if (!key) return failedAuthentication(app, request, new AppError('unauthorized', 'Invalid API key'));
-    return { via: 'key', userId: key.userId, keyId: key.keyId };
+    return { via: 'key', userId: key.userId, keyId: key.keyId, scopes: key.scopes };
   }
   const sessionId = request.cookies[sessionCookieName(app.config.secureCookies)];
   if (!sessionId) return null;
@@ -94,10 +95,40 @@ export async function requireAuth(this: FastifyInstance, request: FastifyRequest
   if (request.principal.via === 'session') checkOrigin(this, request);
 }
 
+/** Refuses a caller whose key lacks `scope` (403 insufficient_scope); a session holds every scope. */
+export function checkScope(principal: Principal, scope: KeyScope): void {
+  if (!scopesOf(principal).includes(scope)) {
+    throw new AppError('insufficient_scope', `This API key lacks the "${scope}" scope this operation needs (it has: ${scopesOf(principal).join(', ')})`);
+  }
+}
+
+type Guard = (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+const scopeGuards = new Map<KeyScope, Guard>();
+const guardScopes = new Map<Guard, KeyScope>();
+
 /**
- * preHandler for minting and revoking keys: only a signed-in session may, so a leaked key can never mint a
- * successor that outlives its own revocation.
+ * preHandler for routes that need a caller (as requireAuth) holding `scope`. One function per scope, so the
+ * OpenAPI document can tell which scope a route needs (scopeGuarded).
  */
+export function requireScope(scope: KeyScope): Guard {
+  let guard = scopeGuards.get(scope);
+  if (!guard) {
+    guard = async function scopeGuard(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      await requireAuth.call(this, request, reply);
+      checkScope(request.principal as Principal, scope);
+    };
+    scopeGuards.set(scope, guard);
+    guardScopes.set(guard, scope);
+  }
+  return guard;
+}
+
+/** The scope a route hook demands, if it is a scope guard. */
+export function scopeGuarded(hook: unknown): KeyScope | undefined {
+  return guardScopes.get(hook as Guard);
+}
+
+/** preHandler for what only the dashboard does (voice previews): a signed-in session, never a key. */
 export async function requireSession(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   await requireAuth.call(this, request, reply);
   if (request.principal?.via !== 'session') throw new AppError('session_required');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -83,6 +83,30 @@ export function writeClientError(this: FastifyInstance, error: NodeJS.ErrnoExcep
   socket.destroy();
 }
 
+/**
+ * Node answers a request whose Expect is anything but 100-continue with an empty 417 of its own unless someone
+ * listens; this writes it in the envelope, like every other error, and closes the connection (the body was not read).
+ */
+function expectationFailed(app: FastifyInstance, req: IncomingMessage, res: ServerResponse): void {
+  const requestId = randomUUID();
+  const expect = String(req.headers.expect ?? '').slice(0, 100);
+  app.log.info({ reqId: requestId, expect }, 'unsupported Expect');
+  const body = JSON.stringify({ ...errorBody('expectation_failed', `Expect: ${JSON.stringify(expect)} is not supported; only "100-continue" is`), request_id: requestId });
+  res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
+  res.end(body);
+}
+
+/** Methods a path may be answered with; HEAD comes with every GET. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods some route answers `path` with, the dashboard's catch-all aside (it answers any path with its page). */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return METHODS.filter((method) => {
+    const route = app.findRoute({ method, url: path });
+    return route !== null && !Object.hasOwn(route.params ?? {}, '*');
+  });
+}
+
 /** Fastify's frameworkErrors: router-level failures (a bad percent-encoding in the URL) before any route runs. */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const code: ErrorCode = error.code === 'FST_ERR_BAD_URL' ? 'bad_url' : 'bad_request';
@@ -132,7 +156,18 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
     return reply.status(status).type('application/json; charset=utf-8').send({ ...body, request_id: request.id });
   });
 
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => expectationFailed(app, req, res));
+
   app.setNotFoundHandler((request, reply) => {
-    return reply.status(404).send({ ...errorBody('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}`), request_id: request.id });
+    const path = request.url.split('?')[0];
+    // A path that exists with other methods: 405 naming them, in the header HTTP defines and in the message.
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return reply
+        .status(405)
+        .header('Allow', allowed.join(', '))
+        .send({ ...errorBody('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`), request_id: request.id });
+    }
+    return reply.status(404).send({ ...errorBody('route_not_found', `No endpoint ${request.method} ${path}`), request_id: request.id });
   });
 });

@@ -6,7 +6,8 @@ import { docsUiOptions } from './docs-ui.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ERRORS, ErrorBody } from '../../schemas/errors.ts';
-import { requireAuth } from './auth.ts';
+import type { KeyScope } from '../../schemas/api-keys.ts';
+import { requireAuth, scopeGuarded } from './auth.ts';
 
 /** A route as registered (method and URL pattern), for the check that the document covers them all. */
 export interface RegisteredRoute {
@@ -100,11 +101,27 @@ function tagFor(url: string): string {
   return 'Operations';
 }
 
-function usesRequireAuth(route: RouteOptions): boolean {
-  return [route.preValidation, route.preHandler].flat().some((h) => h === requireAuth);
+function routeHooks(route: RouteOptions): unknown[] {
+  return [route.preValidation, route.preHandler].flat();
 }
 
-const AUTHENTICATED: ReadonlyArray<Record<string, readonly string[]>> = [{ apiKey: [] }, { session: [] }];
+function usesRequireAuth(route: RouteOptions): boolean {
+  return routeHooks(route).some((h) => h === requireAuth || scopeGuarded(h) !== undefined);
+}
+
+/** The key scope a route needs, if any. */
+function requiredScope(route: RouteOptions): KeyScope | undefined {
+  for (const h of routeHooks(route)) {
+    const scope = scopeGuarded(h);
+    if (scope) return scope;
+  }
+  return undefined;
+}
+
+/** A key (with `scope`, named as the requirement's role, as OpenAPI 3.1 allows for non-OAuth schemes) or a session. */
+function authenticated(scope: KeyScope | undefined): ReadonlyArray<Record<string, readonly string[]>> {
+  return [{ apiKey: scope ? [scope] : [] }, { session: [] }];
+}
 
 /**
  * Fills in what every operation shares, so each route file says only what is its own: a tag from the path,
@@ -118,14 +135,18 @@ const transform: SwaggerTransform = ({ schema: given, url, route }) => {
   // @fastify/websocket hides its routes; the stream is part of the API, so it is shown.
   if ((route as { websocket?: boolean }).websocket) out.hide = false;
   out.tags ??= [tagFor(url)];
-  const authenticated = usesRequireAuth(route) || (route as { websocket?: boolean }).websocket === true;
-  if (authenticated) out.security ??= AUTHENTICATED;
+  const websocket = (route as { websocket?: boolean }).websocket === true;
+  const isAuthenticated = usesRequireAuth(route) || websocket;
+  const scope = websocket ? 'speech' : requiredScope(route);
+  if (isAuthenticated) out.security ??= authenticated(scope);
+  if (scope) (out as Record<string, unknown>)['x-required-scope'] = scope;
   const responses: Record<string, unknown> = { ...(schema.response as object | undefined) };
   if (!Object.keys(responses).some((status) => status.startsWith('2') || status === '101')) {
     responses['200'] = { description: 'Success', type: 'object', additionalProperties: true };
   }
   if (out.body || out.querystring || out.params) responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
-  if (authenticated) responses['401'] ??= errorResponse('No valid API key or session', { code: 'unauthorized' });
+  if (isAuthenticated) responses['401'] ??= errorResponse('No valid API key or session', { code: 'unauthorized' });
+  if (scope) responses['403'] ??= errorResponse(`The API key lacks the \`${scope}\` scope`, { code: 'insufficient_scope' });
   const limited = route.config?.rateLimit !== undefined || url.startsWith('/v1/');
   if (limited) responses['429'] ??= errorResponse(
       'Over the rate limit (`rate_limited`) or, for speech, over MAX_CONCURRENT_PER_KEY syntheses at once (`concurrency_limited`): wait Retry-After seconds',

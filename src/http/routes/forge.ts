@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { BreedBody, CloneUpload, ForgedVoice, MAX_UPLOAD_BYTES } from '../../schemas/forge.ts';
 import { toOwnedPublicVoice } from '../../voices/forge.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireScope } from '../plugins/auth.ts';
 
 const MULTIPART_LIMITS = {
   fileSize: MAX_UPLOAD_BYTES,
@@ -73,7 +73,7 @@ async function cloneRoute(app: FastifyInstance): Promise<void> {
     '/v1/forge/clone',
     {
       // Who is asking is settled before a byte of the upload is read.
-      preValidation: [requireAuth, readUpload],
+      preValidation: [requireScope('voices'), readUpload],
       config: { rateLimit: 'api' },
       schema: {
         summary: 'Clone a voice',
@@ -99,7 +99,7 @@ async function breedRoute(app: FastifyInstance): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/v1/forge/breed',
     {
-      preHandler: requireAuth,
+      preHandler: requireScope('voices'),
       config: { rateLimit: 'api' },
       schema: {
         summary: 'Breed two voices',

@@ -18,7 +18,7 @@ import {
 } from '../../schemas/jobs.ts';
 import type { JobAudio } from '../../jobs/job-service.ts';
 import { isSsml } from '../../speech/markup.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireScope } from '../plugins/auth.ts';
 import { multipartError } from './forge.ts';
 import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
@@ -137,7 +137,7 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
     {
       ...jobRoute,
       // Who is asking is settled before a byte of an upload is read.
-      preValidation: [requireAuth, readUpload],
+      preValidation: [requireScope('speech'), readUpload],
       bodyLimit: Math.max(jsonLimit, maxUploadBytes + 64 * 1024),
       schema: {
         summary: 'Create a job (a book or long document)',

@@ -14,7 +14,7 @@ import {
   UpdateLexiconBody,
 } from '../../schemas/lexicons.ts';
 import type { Principal } from '../types.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireScope } from '../plugins/auth.ts';
 
 function owner(principal: Principal | null): string {
   if (!principal) throw new AppError('unauthorized');
@@ -22,7 +22,7 @@ function owner(principal: Principal | null): string {
 }
 
 /**
- * /api/lexicons: an account's pronunciation lexicons, by name. An API key manages its owner's lexicons; another
+ * /api/lexicons: an account's pronunciation lexicons, by name. An API key with the voices scope manages its owner's lexicons; another
  * account's lexicon answers 404, exactly like one that does not exist. Rules are checked in the service.
  */
 export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
@@ -30,7 +30,7 @@ export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
   const { lexicons } = app.services;
   // A lexicon of the largest allowed size, as JSON or PLS, fits in this; the app's 64 KiB JSON limit would not.
   const bodyLimit = LEXICON_LIMITS.plsBytes;
-  const common = { preHandler: requireAuth, config: { rateLimit: 'api' as const }, bodyLimit };
+  const common = { preHandler: requireScope('voices'), config: { rateLimit: 'api' as const }, bodyLimit };
 
   // PLS documents arrive as text (this plugin's routes only); saxes parses them in the service.
   app.addContentTypeParser([...PLS_CONTENT_TYPES], { parseAs: 'string', bodyLimit }, (_request, body, done) => done(null, body));

@@ -5,7 +5,7 @@ import { VoiceDeleted, VoiceParams, VoiceResponse } from '../../schemas/voices.t
 import { toOwnedPublicVoice } from '../../voices/forge.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
 import { DEFAULT_VOICE_ALIAS } from '../../voices/builtin.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireScope } from '../plugins/auth.ts';
 
 /**
  * One voice by id: built-in voices for everyone, one's own clones and bred voices (with their genome and
@@ -41,7 +41,7 @@ export async function myVoiceRoutes(app: FastifyInstance): Promise<void> {
   r.delete(
     '/api/voices/:id',
     {
-      preHandler: requireAuth,
+      preHandler: requireScope('voices'),
       config: { rateLimit: 'api' },
       schema: {
         summary: 'Delete one of your voices',

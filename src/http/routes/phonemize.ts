@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PhonemizeBody, PhonemizeResponse } from '../../schemas/phonemize.ts';
-import { speechCaller, speechRouteOptions } from '../speech-reply.ts';
+import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 /** POST /v1/phonemize: what a voice's engine will be given for a text, for debugging pronunciations. */
 export async function phonemizeRoutes(app: FastifyInstance): Promise<void> {
@@ -21,9 +21,9 @@ export async function phonemizeRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: PhonemizeResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { text, voice_id, lexicons } = request.body;
-      const r = await app.services.speech.phonemize(speechCaller(request.principal), { text, voiceId: voice_id, lexicons });
+      const r = await app.services.speech.phonemize(speechCaller(request.principal), { text, voiceId: voice_id, lexicons }, hangUpSignal(reply));
       return { voice_id: r.voiceId, engine: r.engine, alphabet: r.alphabet, normalized: r.normalized, words: r.words };
     },
   );

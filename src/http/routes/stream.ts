@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
-import { resolvePrincipal } from '../plugins/auth.ts';
+import { checkScope, resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
 import { STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
@@ -37,6 +37,7 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
       // A WebSocket upgrade is a GET, but it opens a channel that writes: apply the origin rule anyway.
       if (request.headers.origin !== app.config.publicOrigin) throw new AppError('csrf');
     }
+    checkScope(request.principal, 'speech');
     await enforceApiLimit(app, reply, request.principal, request.ip);
   };
 

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { UsageService, type UsageRow } from '../../accounts/usage.ts';
 import { MAX_USAGE_DAYS, UsageQuery, UsageReport } from '../../schemas/usage.ts';
-import { requireAuth } from '../plugins/auth.ts';
+import { requireScope } from '../plugins/auth.ts';
 
 const CSV_COLUMNS = ['day', 'key_id', 'key_name', 'revoked', 'characters', 'requests'] as const;
 
@@ -26,7 +26,7 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
   r.get(
     '/api/usage',
     {
-      preHandler: requireAuth,
+      preHandler: requireScope('usage'),
       schema: {
         summary: 'Usage of your account',
         description:

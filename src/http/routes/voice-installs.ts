@@ -16,7 +16,7 @@ import {
   Removed,
   type InstallJob,
 } from '../../schemas/voice-installs.ts';
-import { checkOrigin } from '../plugins/auth.ts';
+import { checkOrigin, checkScope } from '../plugins/auth.ts';
 
 function shape(job: Job): InstallJob {
   return {
@@ -46,6 +46,8 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
   async function requireOperator(request: FastifyRequest): Promise<void> {
     if (!request.principal) throw new AppError('unauthorized');
     if (request.principal.via === 'session') checkOrigin(app, request);
+    // A key acts for its operator only within its scopes: installing and removing voices is voice management.
+    checkScope(request.principal, 'voices');
     const user = await users.findById(request.principal.userId);
     if (!user || !(await operators.isOperator(user))) throw new AppError('operator_only');
   }

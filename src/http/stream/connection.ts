@@ -5,7 +5,7 @@ import { STREAM_FORMAT, STREAM_SAMPLE_RATE, type WordTiming } from '../../schema
 import { STREAM_BYTES_PER_SAMPLE, type SynthesizeMessage } from '../../schemas/stream.ts';
 import type { SpeechChunk } from '../../synth/speech.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
-import { speechCaller } from '../speech-reply.ts';
+import { speechCaller, WRITE_STALL_MS } from '../speech-reply.ts';
 import type { Principal } from '../types.ts';
 import { InputContext, type SentenceWork } from './contexts.ts';
 import { parseClientMessage, type MessageRef, type ServerMessage } from './messages.ts';
@@ -28,7 +28,7 @@ export interface StreamLimits {
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxBufferedBytes: 1 << 20,
   // A client that reads nothing for 10 s is gone or hostile; its synthesis slot is worth more to others.
-  stallTimeoutMs: 10_000,
+  stallTimeoutMs: WRITE_STALL_MS,
   maxQueued: 16,
   // A voice agent holds one context per turn and a few more while barge-ins are cancelled.
   maxContexts: 8,
@@ -87,6 +87,8 @@ export class StreamConnection {
   private alive = true;
   private lastActivity = Date.now();
   private readonly timer: NodeJS.Timeout;
+  /** Watches a send buffer over the bound (see watchBackpressure); undefined while it is under. */
+  private backpressure: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly app: FastifyInstance,
@@ -114,6 +116,7 @@ export class StreamConnection {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.backpressure);
     this.current?.abort.abort();
     for (const job of this.queue.splice(0)) job.abort.abort();
     this.contexts.clear();
@@ -134,7 +137,42 @@ export class StreamConnection {
   }
 
   private send(message: ServerMessage): void {
-    if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(JSON.stringify(message));
+    this.watchBackpressure();
+  }
+
+  /**
+   * A client that sends and never reads piles replies up in the send buffer, synthesis or not (a flood of
+   * `flush` or `cancel`, each answered). Over the bound the buffer is watched: its messages are no longer read (TCP
+   * pushes back on it) until it has taken what it was sent, and if it takes nothing for the stall timeout it is
+   * dropped, as a synthesis waiting for room drops it. While audio is sent the buffer sits near the bound
+   * (waitForRoom), so reading stops only at twice it then: a client that reads, however slowly, can still cancel.
+   */
+  private watchBackpressure(): void {
+    const { maxBufferedBytes, stallTimeoutMs } = this.limits;
+    const pauseAt = this.current ? 2 * maxBufferedBytes : maxBufferedBytes;
+    if (this.socket.bufferedAmount > pauseAt && !this.socket.isPaused) this.socket.pause();
+    if (this.backpressure || this.socket.bufferedAmount <= maxBufferedBytes) return;
+    let last = this.socket.bufferedAmount;
+    let progressAt = Date.now();
+    this.backpressure = setInterval(() => {
+      const buffered = this.socket.bufferedAmount;
+      if (buffered <= maxBufferedBytes) {
+        clearInterval(this.backpressure);
+        this.backpressure = undefined;
+        if (this.socket.isPaused) this.socket.resume();
+        return;
+      }
+      if (buffered < last) progressAt = Date.now();
+      last = buffered;
+      if (Date.now() - progressAt > stallTimeoutMs) {
+        this.log.info({ buffered }, 'stream client takes none of its replies; dropping it');
+        this.socket.terminate();
+        this.shutdown();
+      }
+    }, Math.min(100, stallTimeoutMs));
+    this.backpressure.unref();
   }
 
   private sendError(err: unknown, ref: MessageRef): void {
@@ -334,7 +372,8 @@ export class StreamConnection {
 
   /**
    * One sentence of a context, through the speech service like any request (so limits, scheduling, cache and
-   * usage apply per sentence). An utterance counts once against the rate limit, at its first sentence.
+   * usage apply per sentence). Each sentence counts against the rate limit, as a request would: a context that is
+   * never flushed is otherwise an unlimited stream of them.
    */
   private async runSentence(job: SentenceJob): Promise<void> {
     const { app, principal } = this;
@@ -342,10 +381,7 @@ export class StreamConnection {
     const { signal } = abort;
     try {
       if (!(await this.credentialHolds())) return;
-      if (!context.charged) {
-        await enforceApiLimit(app, null, principal, this.ip);
-        context.charged = true;
-      }
+      await enforceApiLimit(app, null, principal, this.ip);
       if (signal.aborted) return;
       const { voiceId, engine, speed, lexicons } = context.voice;
       const speech = await app.services.speech.speak(

@@ -35,8 +35,6 @@ export class InputContext {
   queuedChars = 0;
   /** Samples delivered in this utterance (the next audio message's words are shifted by them). */
   samples = 0;
-  /** Whether this utterance has been counted against the rate limit. */
-  charged = false;
   /** The last piece has come (continue: false): the context ends after its done. */
   ending = false;
 
@@ -77,7 +75,6 @@ export class InputContext {
   /** Called when the utterance's done goes out. */
   endUtterance(): void {
     this.samples = 0;
-    this.charged = false;
   }
 
   private work(sentences: ReadySentence[]): SentenceWork[] {

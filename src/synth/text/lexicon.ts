@@ -1,6 +1,11 @@
 // Pronunciation lexicon rules as the worker applies them (contract 4): carried in SpeechRequest.lexicon (so the
 // synthesis cache keys on them) and applied to the parsed script before normalization, so "WHO" is matched as
 // written rather than after "$5" or "Dr." were spelled out.
+//
+// Matching is a trie over tokens (runs of letters, digits and marks, or single other characters), walked from
+// each token of the text: time grows with the text times the longest grapheme (at most 100 characters), never
+// with the number of rules, so thousands of long rules cost what a few do.
+import { createHash } from 'node:crypto';
 import type { PhonemeAlphabet } from '../../schemas/lexicons.ts';
 import { sliceTextRun, sourceOffsetOf, type Script, type ScriptPiece, type TextRun } from './script.ts';
 
@@ -12,60 +17,109 @@ export interface LexiconEntry {
   alphabet?: PhonemeAlphabet;
 }
 
-/** How a matched grapheme is looked up: case and white space do not matter. */
-const keyOf = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase();
+/** A word (letters, digits, marks, underscores: what no match may cut into) or any other single non-space character. */
+const TOKEN = /[\p{L}\p{N}\p{M}_]+|\S/gu;
+const WORD_START = /^[\p{L}\p{N}\p{M}_]/u;
 
-// Only syntax characters: the `u` flag refuses any other escape (such as `\-`).
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-interface Matcher {
-  re: RegExp;
-  byKey: Map<string, LexiconEntry>;
+interface Token {
+  start: number;
+  end: number;
+  /** Case and Unicode composition do not matter: NFC, lower case. */
+  key: string;
+  word: boolean;
+  /** White space comes before it (a grapheme's space matches any run of white space, but not none). */
+  spaced: boolean;
 }
 
-// Lexicons repeat across requests (an account default), and a pattern of a few thousand graphemes costs more to
-// compile than to run, so the last few are kept.
-const matchers = new Map<string, Matcher>();
-const MAX_MATCHERS = 16;
-
-function matcherFor(rules: readonly LexiconEntry[]): Matcher | undefined {
-  const cacheKey = JSON.stringify(rules);
-  const cached = matchers.get(cacheKey);
-  if (cached) return cached;
-  const byKey = new Map<string, LexiconEntry>();
-  for (const r of rules) {
-    const k = keyOf(r.grapheme);
-    // Earlier rules win (the request's first lexicon, then the next).
-    if (k !== '' && !byKey.has(k)) byKey.set(k, r);
+function tokenize(text: string): Token[] {
+  const out: Token[] = [];
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    const start = m.index;
+    out.push({ start, end: start + m[0].length, key: m[0].normalize('NFC').toLowerCase(), word: WORD_START.test(m[0]), spaced: start > last });
+    last = start + m[0].length;
   }
-  if (byKey.size === 0) return undefined;
-  // Longest first: at one position the alternation takes the first that matches, so "New York City" beats "New York".
-  const keys = [...byKey.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const alternatives = keys.map((k) => escape(k).replace(/ /g, '\\s+'));
-  // Whole words: no letter, digit or underscore may touch a match on either side.
-  const re = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}_])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}\\p{M}_])`, 'giu');
-  const matcher = { re, byKey };
-  if (matchers.size >= MAX_MATCHERS) matchers.delete(matchers.keys().next().value as string);
-  matchers.set(cacheKey, matcher);
-  return matcher;
+  return out;
 }
 
-function applyToRun(run: TextRun, m: Matcher): ScriptPiece[] {
+/** How a token is reached from the one before it in a grapheme: by its key, after white space or not. */
+const edge = (t: Token, first: boolean): string => (first || !t.spaced ? t.key : ` ${t.key}`);
+
+interface TrieNode {
+  next: Map<string, TrieNode>;
+  rule?: LexiconEntry;
+}
+
+// Lexicons repeat across requests (an account default) and a trie of thousands of rules costs more to build than
+// to walk, so the last few are kept, by a digest of their rules (not the rules themselves: they can be megabytes).
+const tries = new Map<string, TrieNode>();
+const MAX_TRIES = 16;
+
+function trieFor(rules: readonly LexiconEntry[]): TrieNode | undefined {
+  const digest = createHash('sha256').update(JSON.stringify(rules)).digest('base64');
+  const cached = tries.get(digest);
+  if (cached) return cached;
+  const root: TrieNode = { next: new Map() };
+  let size = 0;
+  for (const rule of rules) {
+    const tokens = tokenize(rule.grapheme);
+    if (tokens.length === 0) continue;
+    let node = root;
+    for (const [i, t] of tokens.entries()) {
+      const key = edge(t, i === 0);
+      let child = node.next.get(key);
+      if (!child) node.next.set(key, (child = { next: new Map() }));
+      node = child;
+    }
+    // Earlier rules win (the request's first lexicon, then the next).
+    if (!node.rule) {
+      node.rule = rule;
+      size++;
+    }
+  }
+  if (size === 0) return undefined;
+  if (tries.size >= MAX_TRIES) tries.delete(tries.keys().next().value as string);
+  tries.set(digest, root);
+  return root;
+}
+
+/**
+ * The rule matched at token `i`, if any: the longest grapheme starting there. A match is a whole word: no letter,
+ * digit, mark or underscore touches it on either side (which only a grapheme that begins or ends with another
+ * character, such as ".NET" or "Dr.", needs checking for).
+ */
+function longestAt(tokens: readonly Token[], i: number, root: TrieNode): { last: number; rule: LexiconEntry } | undefined {
+  if (i > 0 && !tokens[i].spaced && tokens[i - 1].word) return undefined;
+  let best: { last: number; rule: LexiconEntry } | undefined;
+  let node = root.next.get(edge(tokens[i], true));
+  for (let j = i; node; ) {
+    const next = tokens[j + 1];
+    if (node.rule && (next === undefined || next.spaced || !next.word)) best = { last: j, rule: node.rule };
+    if (next === undefined) break;
+    node = node.next.get(edge(next, false));
+    j++;
+  }
+  return best;
+}
+
+function applyToRun(run: TextRun, root: TrieNode): ScriptPiece[] {
+  const tokens = tokenize(run.text);
   const out: ScriptPiece[] = [];
   let last = 0;
-  m.re.lastIndex = 0;
-  for (const match of run.text.matchAll(m.re)) {
-    const rule = m.byKey.get(keyOf(match[0]));
-    if (!rule) continue; // a case fold the regex and toLowerCase disagree on: leave the word alone
-    const start = match.index;
-    const end = start + match[0].length;
+  for (let i = 0; i < tokens.length; i++) {
+    const found = longestAt(tokens, i, root);
+    if (!found) continue;
+    const start = tokens[i].start;
+    const end = tokens[found.last].end;
+    const { rule } = found;
     if (start > last) out.push(sliceTextRun(run, last, start));
     const offset = sourceOffsetOf(run, start);
-    const span = { offset, length: sourceOffsetOf(run, end) - offset, text: match[0], context: run.context };
+    const span = { offset, length: sourceOffsetOf(run, end) - offset, text: run.text.slice(start, end), context: run.context };
     if (rule.alias !== undefined) out.push({ type: 'sub', alias: rule.alias, ...span });
     else if (rule.phoneme !== undefined) out.push({ type: 'phoneme', ph: rule.phoneme, alphabet: rule.alphabet ?? 'ipa', ...span });
     else out.push(sliceTextRun(run, start, end));
     last = end;
+    i = found.last;
   }
   if (last === 0) return [run];
   if (last < run.text.length) out.push(sliceTextRun(run, last, run.text.length));
@@ -79,7 +133,7 @@ function applyToRun(run: TextRun, m: Matcher): ScriptPiece[] {
  */
 export function applyLexicon(script: Script, rules: readonly LexiconEntry[] | undefined): Script {
   if (!rules || rules.length === 0) return script;
-  const m = matcherFor(rules);
-  if (!m) return script;
-  return { ...script, pieces: script.pieces.flatMap((p) => (p.type === 'text' ? applyToRun(p, m) : [p])) };
+  const root = trieFor(rules);
+  if (!root) return script;
+  return { ...script, pieces: script.pieces.flatMap((p) => (p.type === 'text' ? applyToRun(p, root) : [p])) };
 }

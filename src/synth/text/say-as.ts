@@ -5,11 +5,12 @@ import { concatMapped, standingFor, verbatim, type MappedText } from './mapped.t
 import { normalizeEnglishMapped } from './normalize-en.ts';
 import { decimal, digits, integerWords, ordinal, year } from './number-words.ts';
 import type { SayAsRun } from './script.ts';
+import { lookupTable } from './lookup-table.ts';
 
-const LETTERS: Readonly<Record<string, string>> = {
+const LETTERS = lookupTable<string>({
   a: 'ay', b: 'bee', c: 'see', d: 'dee', e: 'ee', f: 'eff', g: 'jee', h: 'aitch', i: 'eye', j: 'jay', k: 'kay', l: 'el', m: 'em',
   n: 'en', o: 'oh', p: 'pee', q: 'cue', r: 'ar', s: 'ess', t: 'tee', u: 'you', v: 'vee', w: 'double you', x: 'ex', y: 'why', z: 'zee',
-};
+});
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** Each character its own spoken word, mapped to that character; white space and punctuation are skipped. */

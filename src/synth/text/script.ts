@@ -130,6 +130,23 @@ export function sliceTextRun(run: TextRun, start: number, end: number): TextRun 
   return out;
 }
 
+/**
+ * The characters of spokenLength that come before source offset `end`: what was said once the audio reached the
+ * word ending there (usage of speech cut short). A piece that `end` falls inside counts in part (text) or whole.
+ */
+export function spokenLengthBefore(script: Script, end: number): number {
+  let n = 0;
+  for (const p of script.pieces) {
+    if (p.type === 'break' || p.type === 'mark' || p.type === 'boundary' || p.offset >= end) continue;
+    if (p.type === 'text') {
+      let i = 0;
+      while (i < p.text.length && sourceOffsetOf(p, i) < end) i++;
+      n += i;
+    } else n += p.type === 'sub' ? p.alias.length : p.text.length;
+  }
+  return n;
+}
+
 /** The characters a script speaks (what MAX_TEXT_CHARS and usage count for SSML). */
 export function spokenLength(script: Script): number {
   let n = 0;

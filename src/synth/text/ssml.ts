@@ -2,8 +2,9 @@
 // column and string positions and decodes entities itself), into a Script. Anything outside the subset is an
 // error naming its line, column and element rather than being skipped, so a client learns what was not spoken.
 import { SaxesParser, type SaxesTag } from 'saxes';
-import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS } from './ssml-values.ts';
+import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS, MAX_BREAK_SECONDS_PER_REQUEST } from './ssml-values.ts';
 import { PHONEME_ALPHABETS, type PhonemeAlphabet } from '../../schemas/lexicons.ts';
+import { lookupTable } from './lookup-table.ts';
 import type { BoundaryPiece, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
 
 export class SsmlError extends Error {
@@ -30,7 +31,7 @@ export const DEFAULT_SSML_LIMITS: SsmlLimits = { maxDepth: 32, maxElements: 2000
 /** The longest `<sub alias>` and `<phoneme ph>`, in characters. */
 const MAX_ATTRIBUTE_TEXT_CHARS = 1000;
 
-const SAY_AS: Readonly<Record<string, SayAsKind>> = {
+const SAY_AS = lookupTable<SayAsKind>({
   characters: 'characters',
   'spell-out': 'characters',
   letters: 'characters',
@@ -41,11 +42,11 @@ const SAY_AS: Readonly<Record<string, SayAsKind>> = {
   date: 'date',
   time: 'time',
   telephone: 'telephone',
-};
+});
 
 // Attributes each element takes; namespace declarations and xml:lang are allowed everywhere they make sense.
 const COMMON = ['xml:lang', 'xml:base', 'xml:id', 'id'];
-const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+const ATTRIBUTES = lookupTable<readonly string[]>({
   speak: [...COMMON, 'version', 'xmlns', 'xmlns:xsi', 'xsi:schemaLocation', 'xmlns:mstts', 'xmlns:amazon'],
   p: COMMON,
   s: COMMON,
@@ -58,24 +59,24 @@ const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   lang: ['xml:lang'],
   voice: ['name', 'xml:lang'],
   mark: ['name'],
-};
+});
 
 // Elements whose content is captured as one run (text only inside).
 const LEAF_RUNS = new Set(['say-as', 'sub', 'phoneme']);
 
 /** emphasis levels as (rate, volume) multipliers: slower and louder for stress, quicker and softer reduced. */
-const EMPHASIS: Readonly<Record<string, { rate: number; volume: number }>> = {
+const EMPHASIS = lookupTable<{ rate: number; volume: number }>({
   strong: { rate: 0.85, volume: 1.41 },
   moderate: { rate: 0.92, volume: 1.19 },
   none: { rate: 1, volume: 1 },
   reduced: { rate: 1.1, volume: 0.8 },
-};
+});
 
 interface Frame {
   name: string;
   context: RunContext;
   /** For say-as/sub/phoneme: the attributes and the text collected so far. */
-  leaf?: { attrs: Record<string, string>; text: string; start: number; end: number; line: number; column: number };
+  leaf?: { attrs: Record<string, string>; sayAs?: SayAsKind; text: string; start: number; end: number; line: number; column: number };
 }
 
 /** Line starts of the source, to turn saxes' (line, column) into string offsets and back. */
@@ -127,12 +128,22 @@ function mapDecoded(src: string, start: number, end: number, decoded: string, en
 
 /** Parses a whole SSML document (root `<speak>`) into a Script; throws SsmlError. */
 export function parseSsml(src: string, limits: SsmlLimits = DEFAULT_SSML_LIMITS): Script {
-  return new SsmlReader(src, limits, false).read();
+  return new SsmlReader(src, limits, false, newBudget()).read();
 }
+
+/** What a whole request has used of its limits: its elements and its break time (shared by every tag of plain text). */
+interface Budget {
+  elements: number;
+  breakSeconds: number;
+}
+
+const newBudget = (): Budget => ({ elements: 0, breakSeconds: 0 });
 
 /** Plain text that may carry `<break time="…"/>` tags (as ElevenLabs allows); everything else is read as written. */
 export function parsePlainWithBreaks(src: string): Script {
   const pieces: ScriptPiece[] = [];
+  // The tags of one text share the limits of one SSML document: as many elements, as much break time.
+  const budget = newBudget();
   let last = 0;
   const text = (from: number, to: number): void => {
     if (to > from) pieces.push({ type: 'text', text: src.slice(from, to), offset: from, length: to - from, context: {} });
@@ -143,7 +154,7 @@ export function parsePlainWithBreaks(src: string): Script {
     if (next !== undefined && !/[\s/>]/.test(next)) continue;
     const close = src.indexOf('>', at);
     const end = close < 0 ? src.length : close + 1;
-    const tag = new SsmlReader(src, DEFAULT_SSML_LIMITS, true, at, end).read();
+    const tag = new SsmlReader(src, DEFAULT_SSML_LIMITS, true, budget, at, end).read();
     text(last, at);
     pieces.push(...tag.pieces);
     last = end;
@@ -157,7 +168,6 @@ class SsmlReader {
   private readonly starts: number[];
   private readonly pieces: ScriptPiece[] = [];
   private readonly stack: Frame[] = [];
-  private elements = 0;
   /** End offset of the last markup the parser went past (where the next text node starts). */
   private lastEnd: number;
   private tagStart = 0;
@@ -168,6 +178,7 @@ class SsmlReader {
     private readonly limits: SsmlLimits,
     /** Only a single `<break/>` is allowed (plain text with breaks). */
     private readonly breakOnly: boolean,
+    private readonly budget: Budget,
     private readonly from = 0,
     private readonly to = src.length,
   ) {
@@ -249,7 +260,7 @@ class SsmlReader {
     if (unknown.length > 0) {
       this.fail(`unknown attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => JSON.stringify(a)).join(', ')} (allowed: ${allowed.join(', ') || 'none'})`, start, name);
     }
-    if (++this.elements > this.limits.maxElements) this.fail(`more than ${this.limits.maxElements} elements`, start, name);
+    if (++this.budget.elements > this.limits.maxElements) this.fail(`more than ${this.limits.maxElements} elements${this.breakOnly ? ' (<break/> tags)' : ''}`, start, name);
     if (this.stack.length >= this.limits.maxDepth) this.fail(`elements nested deeper than ${this.limits.maxDepth}`, start, name);
 
     const bad: (attr: string, message: string) => never = (attr, message) => this.fail(`${attr}: ${message}`, start, name);
@@ -260,6 +271,7 @@ class SsmlReader {
       ctx.lang = lang;
     }
     const frame: Frame = { name, context: ctx };
+    let sayAs: SayAsKind | undefined;
     switch (name) {
       case 'p':
       case 's':
@@ -278,6 +290,10 @@ class SsmlReader {
           const v = BREAK_STRENGTHS[s];
           if (v === undefined) bad('strength', `must be one of ${Object.keys(BREAK_STRENGTHS).join(', ')}`);
           seconds = v;
+        }
+        this.budget.breakSeconds += seconds;
+        if (this.budget.breakSeconds > MAX_BREAK_SECONDS_PER_REQUEST) {
+          this.fail(`the breaks add up to more than ${MAX_BREAK_SECONDS_PER_REQUEST} s, the most one request may hold`, start, name);
         }
         this.pieces.push({ type: 'break', seconds, offset: start, length: tagEnd - start });
         break;
@@ -333,8 +349,9 @@ class SsmlReader {
       case 'say-as': {
         const kind = attrs['interpret-as'];
         if (kind === undefined) bad('interpret-as', 'is required');
-        if (!SAY_AS[kind]) bad('interpret-as', `${JSON.stringify(kind)} is not one of ${Object.keys(SAY_AS).join(', ')}`);
-        if (attrs.format !== undefined && SAY_AS[kind] === 'date' && !/^[dmy]{1,3}$/.test(attrs.format)) {
+        sayAs = SAY_AS[kind];
+        if (!sayAs) bad('interpret-as', `${JSON.stringify(kind)} is not one of ${Object.keys(SAY_AS).join(', ')}`);
+        if (attrs.format !== undefined && sayAs === 'date' && !/^[dmy]{1,3}$/.test(attrs.format)) {
           bad('format', 'a date format is made of d, m and y, such as "mdy", "dmy", "ymd" or "md"');
         }
         break;
@@ -353,7 +370,7 @@ class SsmlReader {
     }
     if (LEAF_RUNS.has(name)) {
       const { line, column } = lineColumnOf(this.starts, start);
-      frame.leaf = { attrs, text: '', start: -1, end: -1, line, column };
+      frame.leaf = { attrs, ...(sayAs ? { sayAs } : {}), text: '', start: -1, end: -1, line, column };
     }
     this.stack.push(frame);
   }
@@ -376,7 +393,7 @@ class SsmlReader {
       const alphabet: PhonemeAlphabet = leaf.attrs.alphabet === 'x-sampa' ? 'x-sampa' : 'ipa';
       this.pieces.push({ type: 'phoneme', ph: leaf.attrs.ph.trim(), alphabet, text, ...span, context });
     } else {
-      const interpretAs = SAY_AS[leaf.attrs['interpret-as']];
+      const interpretAs = leaf.sayAs ?? 'characters';
       this.pieces.push({ type: 'say-as', interpretAs, ...(leaf.attrs.format ? { format: leaf.attrs.format } : {}), text, ...span, context });
     }
   }

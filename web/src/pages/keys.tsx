@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { KEY_SCOPES } from '../../../client/index.ts';
 import { MAX_KEY_NAME_CHARS } from '../../../src/schemas/field-limits.ts';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
@@ -8,7 +9,31 @@ import { keySnippets, Snippets } from '../components/snippets.tsx';
 import { when } from '../format.ts';
 import { useFailure } from '../session.ts';
 import { useLoadedList } from '../loaded-list.ts';
-import type { ApiKey, CreatedApiKey } from '../types.ts';
+import type { ApiKey, CreatedApiKey, KeyScope } from '../types.ts';
+
+/** What each scope lets a key do, in the words of the form. */
+const SCOPE_LABELS: Readonly<Record<KeyScope, string>> = {
+  speech: 'Speech: synthesis on every endpoint (HTTP, OpenAI, ElevenLabs, WebSocket, Home Assistant)',
+  voices: 'Voices: clone, breed and delete voices; edit lexicons',
+  keys: 'Keys: create, list and revoke keys',
+  usage: 'Usage: read the usage report',
+};
+
+/** The form's choices: everything, the one-click "Speech only", or scopes picked one by one. */
+type Access = 'all' | 'speech' | 'custom';
+
+function scopesFor(access: Access, custom: ReadonlySet<KeyScope>): KeyScope[] {
+  if (access === 'all') return [...KEY_SCOPES];
+  if (access === 'speech') return ['speech'];
+  return KEY_SCOPES.filter((s) => custom.has(s));
+}
+
+/** A key's scopes as the list shows them. */
+function scopeSummary(scopes: readonly KeyScope[]): string {
+  if (scopes.length === KEY_SCOPES.length) return 'Full access';
+  if (scopes.length === 1 && scopes[0] === 'speech') return 'Speech only';
+  return scopes.join(', ');
+}
 
 function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   const [copied, setCopied] = useState<string>('');
@@ -47,6 +72,10 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
         </button>
       </div>
       <StatusText>{copied}</StatusText>
+      <p data-testid="new-key-scopes">
+        It may: <strong>{scopeSummary(created.scopes)}</strong>
+        {created.scopes.length < KEY_SCOPES.length ? '; anything else it asks for is refused (403 insufficient_scope).' : '.'}
+      </p>
       <h3>Try it</h3>
       <Snippets label="Examples with your new key" snippets={keySnippets(created.key, window.location.origin)} />
       <p className="hint">
@@ -65,6 +94,8 @@ export function KeysPage() {
   const fail = useFailure();
   const { list: keys, error: listError, reload: load } = useLoadedList(listKeys);
   const [name, setName] = useState('');
+  const [access, setAccess] = useState<Access>('all');
+  const [custom, setCustom] = useState<ReadonlySet<KeyScope>>(new Set(['speech']));
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<string | null>(null);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
@@ -80,7 +111,7 @@ export function KeysPage() {
     setCreateError(null);
     setCreating(true);
     try {
-      const key = await api.createKey(name.trim());
+      const key = await api.createKey({ name: name.trim(), scopes: scopesFor(access, custom) });
       setCreated(key);
       setName('');
       await load();
@@ -127,10 +158,51 @@ export function KeysPage() {
             />
             <small id="key-name-help">A label to recognise it by; the key itself is generated.</small>
           </div>
-          <button type="submit" disabled={creating || name.trim() === ''}>
+          <button type="submit" disabled={creating || name.trim() === '' || scopesFor(access, custom).length === 0}>
             {creating ? 'Creating…' : 'Create key'}
           </button>
         </div>
+        <fieldset className="segmented" aria-describedby="key-access-help">
+          <legend>What it may do</legend>
+          <label>
+            <input type="radio" name="key-access" value="all" checked={access === 'all'} onChange={() => setAccess('all')} /> Full access
+          </label>
+          <label>
+            <input type="radio" name="key-access" value="speech" checked={access === 'speech'} onChange={() => setAccess('speech')} /> Speech only
+          </label>
+          <label>
+            <input type="radio" name="key-access" value="custom" checked={access === 'custom'} onChange={() => setAccess('custom')} /> Choose…
+          </label>
+          <small id="key-access-help">
+            {access === 'speech'
+              ? 'Speaks on every endpoint and can do nothing else: the right key for a device, a bot or a server that only talks.'
+              : access === 'all'
+                ? 'Speech, voices and lexicons, keys and usage: everything you can do here.'
+                : 'Tick what the key may do.'}
+          </small>
+        </fieldset>
+        {access === 'custom' ? (
+          <fieldset className="scope-choices">
+            <legend className="visually-hidden">Scopes</legend>
+            {KEY_SCOPES.map((scope) => (
+              <label key={scope}>
+                <input
+                  type="checkbox"
+                  name="key-scope"
+                  value={scope}
+                  checked={custom.has(scope)}
+                  onChange={(e) => {
+                    const next = new Set(custom);
+                    if (e.target.checked) next.add(scope);
+                    else next.delete(scope);
+                    setCustom(next);
+                  }}
+                />{' '}
+                {SCOPE_LABELS[scope]}
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
         <ErrorText>{createError}</ErrorText>
       </form>
 
@@ -153,6 +225,7 @@ export function KeysPage() {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Key</th>
+                  <th scope="col">May do</th>
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
                   <th scope="col">
@@ -168,6 +241,9 @@ export function KeysPage() {
                     </th>
                     <td data-label="Key">
                       <code>{k.masked_key}</code>
+                    </td>
+                    <td data-label="May do" title={k.scopes.join(', ')}>
+                      {scopeSummary(k.scopes)}
                     </td>
                     <td data-label="Created">{when(k.created_at)}</td>
                     <td data-label="Last used">{when(k.last_used)}</td>
