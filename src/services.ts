@@ -10,6 +10,7 @@ import type { Metrics } from './metrics/metrics.ts';
 import type { Db } from './store/database.ts';
 import type { SpeechService } from './speech/speech-service.ts';
 import type { WyomingServer } from './wyoming/server.ts';
+import type { WyomingLink } from './wyoming/link.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
@@ -48,6 +49,8 @@ export interface Services {
   lexicons: LexiconService;
   /** The one speech path behind /v1/speak, /v1/audio/speech and the WebSocket stream. */
   speech: SpeechService;
-  /** The Wyoming TTS server, when WYOMING_PORT is set (started once the app is ready). */
+  /** The Wyoming TTS server, unless WYOMING_PORT is off (started once the app is ready). */
   wyoming?: WyomingServer;
+  /** Which key Wyoming bills (dashboard or WYOMING_API_KEY) and the requests it served. */
+  wyomingLink: WyomingLink;
 }

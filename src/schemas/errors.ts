@@ -45,6 +45,7 @@ export const ERRORS = {
   concurrency_limited: { status: 429, message: 'Too many syntheses at once for this API key (MAX_CONCURRENT_PER_KEY), retry when one has finished' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
+  wyoming_not_connected: { status: 409, message: 'Wyoming is not connected to an API key yet: connect one on the dashboard’s Home Assistant page' },
   busy: { status: 503, message: 'The server is busy with other work, retry later' },
   unavailable: { status: 503, message: 'Service temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -11,3 +11,4 @@ export * from './speech.ts';
 export * from './stream.ts';
 export * from './lexicons.ts';
 export * from './phonemize.ts';
+export * from './wyoming.ts';

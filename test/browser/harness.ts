@@ -55,6 +55,8 @@ export async function startBrowserServer(env: Record<string, string> = {}): Prom
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
     WORKERS: '1',
+    // Not Wyoming's default 10200: browser servers must not contend for it.
+    WYOMING_PORT: 'off',
     ...env,
   });
   const app = await buildApp(config, { logStream });

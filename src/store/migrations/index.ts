@@ -3,6 +3,7 @@ import * as accounts from './001-accounts.ts';
 import * as voices from './002-voices.ts';
 import * as oneLinkPerAddress from './003-one-link-per-address.ts';
 import * as lexicons from './004-lexicons.ts';
+import * as wyoming from './008-wyoming.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-voices': voices,
   '003-one-link-per-address': oneLinkPerAddress,
   '004-lexicons': lexicons,
+  '008-wyoming': wyoming,
 };
 
 export const migrationProvider: MigrationProvider = {
