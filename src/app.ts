@@ -27,6 +27,7 @@ import { openapiPlugin } from './http/plugins/openapi.ts';
 import { openaiRoutes } from './http/routes/openai.ts';
 import { elevenLabsRoutes } from './http/routes/elevenlabs.ts';
 import { elevenLabsVoiceRoutes } from './http/routes/elevenlabs-voices.ts';
+import { elevenLabsAccountRoutes } from './http/routes/elevenlabs-account.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
@@ -262,6 +263,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(openaiRoutes);
   await app.register(elevenLabsRoutes);
   await app.register(elevenLabsVoiceRoutes);
+  await app.register(elevenLabsAccountRoutes);
   await app.register(usageRoutes);
   await app.register(wyomingRoutes);
   await app.register(websocket, { options: websocketServerOptions });

@@ -42,8 +42,8 @@ function isOpenAiVoice(name: string): name is OpenAiVoiceName {
 /** What the choice needs to know of the installed voices. */
 export interface VoiceCatalog {
   engineIds: readonly string[];
-  /** A neural voice standing in for catalog voice `id` (same gender), if any is installed. */
-  neuralStandIn(id: string): { id: string } | undefined;
+  /** A neural voice standing in for catalog voice `id` (same gender, of `engine` when given), if any is installed. */
+  neuralStandIn(id: string, engine?: string): { id: string } | undefined;
 }
 
 /** Which of our voices an OpenAI-style (model, voice) pair means; throws a 400 for a model we do not know. */
@@ -55,13 +55,14 @@ export function chooseVoice(model: string, voice: string | { id: string }, catal
   }
   const name = typeof voice === 'string' ? voice : voice.id;
   const lower = name.toLowerCase();
-  if (!isOpenAiVoice(lower)) return engine ? { voiceId: name, engine } : { voiceId: name };
-  if (!engine) {
-    const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
-    // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one.
-    return { voiceId: (model === 'tts-1-hd' && catalog.neuralStandIn(voiceId)?.id) || voiceId };
-  }
-  const id = OPENAI_VOICES[engine]?.[lower];
-  if (!id) throw new AppError('validation', `voice "${name}" has no ${engine} voice; pass one of our voice ids`);
-  return { voiceId: id, engine };
+  // The voice wins: clients such as Open WebUI offer every model with every voice, so a voice id of ours is
+  // spoken whichever model came with it. The model is a preference for OpenAI's names only.
+  if (!isOpenAiVoice(lower)) return { voiceId: name };
+  const id = engine ? OPENAI_VOICES[engine]?.[lower] : undefined;
+  if (engine && id) return { voiceId: id, engine };
+  const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
+  // tts-1-hd with one of OpenAI's voice names speaks a neural voice of the same gender when VOICES_DIR has one,
+  // and so does an engine with no row of its own (piper, kokoro), when one of its voices is installed.
+  const standIn = model === 'tts-1-hd' || (engine !== null && !id) ? catalog.neuralStandIn(voiceId, engine ?? undefined)?.id : undefined;
+  return { voiceId: standIn ?? voiceId };
 }

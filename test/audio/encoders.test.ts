@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEncoder, FORMATS, isEncodeFormat, type EncodeFormat } from '../../src/audio/encoders/index.ts';
+import { createEncoder, FORMATS, isEncodeFormat, withKnownWavLength, type EncodeFormat } from '../../src/audio/encoders/index.ts';
 import { oggCrc } from '../../src/audio/encoders/ogg.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from './ffmpeg.ts';
 import { rms, semitones, sine, toneFrequency } from './signals.ts';
@@ -280,4 +280,23 @@ test('mp3: an encoder made after another ended (its LAME instance reused) writes
   const again = await encode();
   assert.ok(first.length > 1000);
   for (const out of [a, b, again]) assert.ok(out.equals(first), 'same input, same bytes');
+});
+
+test('a streamed wav or mu-law file whose length is known gets its real sizes; other bytes are left alone', async () => {
+  for (const format of ['wav', 'mulaw'] as const) {
+    const streamed = (await encodeSine(format, 0.5, false)).bytes;
+    const buffered = (await encodeSine(format, 0.5, true)).bytes;
+    const parts = [streamed.subarray(0, 100), streamed.subarray(100)];
+    const fixed = Buffer.concat(withKnownWavLength(parts));
+    const v = new DataView(fixed.buffer, fixed.byteOffset);
+    assert.equal(v.getUint32(4, true), fixed.length - 8);
+    const dataAt = format === 'wav' ? 44 : 46;
+    assert.equal(String.fromCharCode(...fixed.subarray(dataAt - 8, dataAt - 4)), 'data');
+    assert.equal(v.getUint32(dataAt - 4, true), streamed.length - dataAt);
+    // The samples are those of the buffered file, whose header is the only other difference.
+    assert.ok(Buffer.from(fixed.subarray(dataAt, dataAt + streamed.length - dataAt)).equals(Buffer.from(buffered.subarray(buffered.length - (streamed.length - dataAt)))));
+    assert.equal(parts[0][4], 0xff, 'the input is not changed');
+  }
+  const notWav = [new Uint8Array([1, 2, 3])];
+  assert.equal(withKnownWavLength(notWav)[0], notWav[0]);
 });
