@@ -38,6 +38,7 @@ import { speakRoutes } from './http/routes/speak.ts';
 import { speakWithTimestampsRoutes } from './http/routes/speak-with-timestamps.ts';
 import { usageRoutes } from './http/routes/usage.ts';
 import { wyomingRoutes } from './http/routes/wyoming.ts';
+import { sdkRoutes } from './http/routes/sdk.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
@@ -266,6 +267,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(elevenLabsAccountRoutes);
   await app.register(usageRoutes);
   await app.register(wyomingRoutes);
+  await app.register(sdkRoutes);
   await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });
   return app;
