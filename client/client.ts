@@ -17,10 +17,12 @@ import type {
   Readiness,
   RevokedKey,
   SessionResponse,
+  SpeechWithTimestamps,
   VerifyResponse,
   VoiceDeleted,
   VoiceList,
   VoiceResponse,
+  WyomingStatus,
 } from '../src/schemas/index.ts';
 import type {
   ApiKey,
@@ -214,6 +216,11 @@ export class VoxsmithClient {
     return this.audio(await this.send('/v1/speak', { method: 'POST', json: request, ...options }));
   }
 
+  /** The whole audio (base64) with the time of every word and SSML mark in it, once synthesis has finished. */
+  speakWithTimestamps(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechWithTimestamps> {
+    return this.json('/v1/speak/with-timestamps', { method: 'POST', json: request, ...options });
+  }
+
   /** The audio as it is synthesized: play or save `body` while it arrives. */
   async speakStream(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechResponse> {
     const res = await this.send('/v1/speak', { method: 'POST', json: request, ...options });
@@ -258,6 +265,22 @@ export class VoxsmithClient {
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     if (this.options.apiKey) url.searchParams.set('token', this.options.apiKey);
     return SpeechStream.open(url.href, WebSocketImpl);
+  }
+
+  // --- Home Assistant (Wyoming) ---
+
+  /** Where the Wyoming server listens, which key it bills, and the last requests it served. */
+  wyoming(options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', options);
+  }
+
+  /** Bills Wyoming's use to one of your keys, at once (no restart). */
+  connectWyoming(keyId: string, options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', { method: 'PUT', json: { key_id: keyId }, ...options });
+  }
+
+  disconnectWyoming(options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', { method: 'DELETE', ...options });
   }
 
   // --- Account and operations ---

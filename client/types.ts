@@ -29,6 +29,10 @@ export type {
   Voice,
   VoiceSource,
   WordTiming,
+  SpeechWithTimestamps,
+  WyomingStatus,
+  WyomingConnection,
+  WyomingRequest,
 } from '../src/schemas/index.ts';
 
 export interface VoiceFilter {

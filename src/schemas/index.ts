@@ -12,3 +12,4 @@ export * from './stream.ts';
 export * from './lexicons.ts';
 export * from './phonemize.ts';
 export * from './wyoming.ts';
+export * from './timestamps.ts';

@@ -13,6 +13,7 @@ import { ForgePage } from './pages/forge.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { LexiconsPage } from './pages/lexicons.tsx';
+import { HomeAssistantPage } from './pages/home-assistant.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 
 const NAV = [
@@ -22,6 +23,7 @@ const NAV = [
   { to: '/lexicons', label: 'Lexicons' },
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/home-assistant', label: 'Home Assistant' },
 ] as const;
 
 function isCurrent(to: string, path: string): boolean {
@@ -37,6 +39,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/lexicons') return <LexiconsPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
+  if (path === '/home-assistant') return <HomeAssistantPage />;
   return <NotFoundPage />;
 }
 

@@ -2,3 +2,4 @@
 export type { ApiKey, CreatedApiKey, Gender, OwnedVoice, UsageReport, User, Voice, VoiceSource } from '../../client/index.ts';
 export type { AudioFormat } from '../../client/index.ts';
 export type { Lexicon, LexiconRule, LexiconSummary } from '../../client/index.ts';
+export type { WyomingStatus, SpeechWithTimestamps, WordTiming } from '../../client/index.ts';
