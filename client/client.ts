@@ -229,8 +229,8 @@ export class VoxsmithClient {
   }
 
   /**
-   * A voice's preview (MP3 of its language's fixed line, or `language`'s): signed-in sessions only (the
-   * dashboard), served from the server's cache and not counted as usage.
+   * A voice's preview (MP3 of its language's fixed line, or `language`'s): with a key or a signed-in session,
+   * served from the server's cache and not counted as usage.
    */
   async previewVoice(voiceId: string, options: RequestOptions & { language?: string } = {}): Promise<SpeechAudio> {
     const { language, ...rest } = options;

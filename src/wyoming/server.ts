@@ -157,24 +157,28 @@ export class WyomingServer {
 }
 
 /**
- * The encoded `info` answer per payer (their own voices are in it), kept a few seconds: Home Assistant asks on
- * every connection, and a client asking in a loop then costs a write, not a rendering of every voice.
+ * The encoded `info` answer (the payer's own voices are in it), kept a few seconds: Home Assistant asks on every
+ * connection, and a client asking in a loop then costs a write, not a database read and a rendering of every voice.
  */
 class InfoCache {
   private static readonly TTL_MS = 5000;
-  private readonly entries = new Map<string, { at: number; bytes: Promise<Buffer> }>();
+  private current: { at: number; bytes: Promise<Buffer> } | undefined;
 
-  constructor(private readonly deps: Pick<WyomingDeps, 'voices' | 'version'>) {}
+  constructor(private readonly deps: Pick<WyomingDeps, 'voices' | 'version' | 'link'>) {}
 
-  get(userId: string | null): Promise<Buffer> {
-    const key = userId ?? '';
+  /** The payer's voice list (a key connected or changed shows within TTL_MS); synthesis always asks afresh. */
+  get(): Promise<Buffer> {
     const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && now - hit.at < InfoCache.TTL_MS) return hit.bytes;
-    for (const [k, e] of this.entries) if (now - e.at >= InfoCache.TTL_MS) this.entries.delete(k);
-    const bytes = this.deps.voices.list({}, userId).then((voices) => encodeEvent('info', ttsInfo(voices, this.deps.version)));
-    this.entries.set(key, { at: now, bytes });
-    bytes.catch(() => this.entries.delete(key));
+    if (this.current && now - this.current.at < InfoCache.TTL_MS) return this.current.bytes;
+    const bytes = (async () => {
+      const payer = await this.deps.link.payer();
+      return encodeEvent('info', ttsInfo(await this.deps.voices.list({}, payer?.userId ?? null), this.deps.version));
+    })();
+    const entry = { at: now, bytes };
+    this.current = entry;
+    bytes.catch(() => {
+      if (this.current === entry) this.current = undefined;
+    });
     return bytes;
   }
 }
@@ -272,12 +276,10 @@ class Connection {
     if (this.abort.signal.aborted || this.socket.writableEnded) return;
     const { data } = event;
     switch (event.type) {
-      case 'describe': {
+      case 'describe':
         // Before any key is connected too: Home Assistant lists the voices when the integration is added.
-        const payer = await this.deps.link.payer();
-        await this.write(await this.info.get(payer?.userId ?? null));
+        await this.write(await this.info.get());
         return;
-      }
       case 'ping':
         await this.send('pong', {});
         return;
