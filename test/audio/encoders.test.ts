@@ -300,3 +300,25 @@ test('a streamed wav or mu-law file whose length is known gets its real sizes; o
   const notWav = [new Uint8Array([1, 2, 3])];
   assert.equal(withKnownWavLength(notWav)[0], notWav[0]);
 });
+
+test('a buffered wav longer than its bound turns into a stream there: the same samples, the open-ended header', async () => {
+  const { createWavEncoder } = await import('../../src/audio/encoders/wav.ts');
+  const bound = 48_000; // one second of 16-bit 24 kHz
+  const tone = sine(440, 2.5, 24_000);
+  const whole = createWavEncoder('pcm16', 24_000, true, bound);
+  const out: Uint8Array[] = [];
+  let firstBytesAt = -1;
+  for (let i = 0; i < tone.length; i += 2400) {
+    const b = whole.write(tone.subarray(i, i + 2400));
+    if (b.length > 0 && firstBytesAt < 0) firstBytesAt = i;
+    out.push(b);
+  }
+  out.push(whole.end());
+  const file = Buffer.concat(out);
+  assert.ok(firstBytesAt > 0 && firstBytesAt <= 24_000, `bytes go out once the bound is passed (sample ${firstBytesAt})`);
+  assert.equal(file.readUInt32LE(4), 0xffffffff);
+  assert.equal(file.length, 44 + tone.length * 2);
+  const short = createWavEncoder('pcm16', 24_000, true, bound);
+  const small = Buffer.concat([short.write(tone.subarray(0, 12_000)), short.end()]);
+  assert.equal(small.readUInt32LE(4), small.length - 8, 'within the bound: whole, with real sizes');
+});

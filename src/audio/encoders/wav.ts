@@ -104,21 +104,34 @@ export function createG711Encoder(format: 'mulaw' | 'alaw', sampleRate: number):
   };
 }
 
-export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean): StreamEncoder {
+/**
+ * The most audio a buffered WAV holds back to send whole with its real sizes: 8 MiB, about 3 minutes of 16-bit
+ * 24 kHz (17 minutes of G.711). A longer one turns into a stream there, with the open-ended header, so a request's
+ * memory stays bounded and its unread audio holds back its synthesis as any stream's does.
+ */
+export const WHOLE_WAV_MAX_BYTES = 8 * 1024 * 1024;
+
+export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean, wholeMaxBytes = WHOLE_WAV_MAX_BYTES): StreamEncoder {
   const contentType = 'audio/wav';
   if (buffered) {
-    const parts: Uint8Array[] = [];
+    let parts: Uint8Array[] | null = [];
     let bytes = 0;
     return {
       contentType,
       sampleRate,
       write(samples) {
         const b = samplesToBytes(format, samples);
+        if (parts === null) return b;
         parts.push(b);
         bytes += b.length;
-        return EMPTY;
+        if (bytes <= wholeMaxBytes) return EMPTY;
+        // Too long to hold: from here on a stream, starting with what was held.
+        const held = concatBytes([wavHeader(format, sampleRate, undefined), ...parts]);
+        parts = null;
+        return held;
       },
       end() {
+        if (parts === null) return EMPTY;
         // RIFF chunks are word-aligned; an odd G.711 byte count needs one pad byte after the data.
         const pad = bytes & 1 ? [new Uint8Array(1)] : [];
         return concatBytes([wavHeader(format, sampleRate, bytes), ...parts, ...pad]);
