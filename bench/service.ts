@@ -60,6 +60,8 @@ export async function startService(options: StartOptions = {}): Promise<BenchSer
       ...START.env,
       HOST: '127.0.0.1',
       PORT: String(port),
+      // Not Wyoming's default 10200: a bench must not contend with a service running beside it.
+      WYOMING_PORT: 'off',
       PUBLIC_URL: base,
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '1000000',

@@ -27,10 +27,12 @@ import type {
   Readiness,
   RevokedKey,
   SessionResponse,
+  SpeechWithTimestamps,
   VerifyResponse,
   VoiceDeleted,
   VoiceList,
   VoiceResponse,
+  WyomingStatus,
 } from '../src/schemas/index.ts';
 import type {
   ApiKey,
@@ -260,6 +262,11 @@ export class VoxsmithClient {
     return this.audio(await this.send('/v1/speak', { method: 'POST', json: request, ...options }));
   }
 
+  /** The whole audio (base64) with the time of every word and SSML mark in it, once synthesis has finished. */
+  speakWithTimestamps(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechWithTimestamps> {
+    return this.json('/v1/speak/with-timestamps', { method: 'POST', json: request, ...options });
+  }
+
   /** The audio as it is synthesized: play or save `body` while it arrives. */
   async speakStream(request: SpeakRequest, options: RequestOptions = {}): Promise<SpeechResponse> {
     const res = await this.send('/v1/speak', { method: 'POST', json: request, ...options });
@@ -268,8 +275,8 @@ export class VoxsmithClient {
   }
 
   /**
-   * A voice's preview (MP3 of its language's fixed line, or `language`'s): signed-in sessions only (the
-   * dashboard), served from the server's cache and not counted as usage.
+   * A voice's preview (MP3 of its language's fixed line, or `language`'s): with a key or a signed-in session,
+   * served from the server's cache and not counted as usage.
    */
   async previewVoice(voiceId: string, options: RequestOptions & { language?: string } = {}): Promise<SpeechAudio> {
     const { language, ...rest } = options;
@@ -381,6 +388,22 @@ export class VoxsmithClient {
   /** The URL of a job's audio (the book, or one chapter), e.g. for an <audio> element beside a session cookie. */
   jobAudioUrl(id: string, chapter?: number): string {
     return chapter === undefined ? `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/audio` : `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
+  }
+
+  // --- Home Assistant (Wyoming) ---
+
+  /** Where the Wyoming server listens, which key it bills, and the last requests it served. */
+  wyoming(options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', options);
+  }
+
+  /** Bills Wyoming's use to one of your keys, at once (no restart). */
+  connectWyoming(keyId: string, options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', { method: 'PUT', json: { key_id: keyId }, ...options });
+  }
+
+  disconnectWyoming(options: RequestOptions = {}): Promise<WyomingStatus> {
+    return this.json('/api/wyoming', { method: 'DELETE', ...options });
   }
 
   // --- Account and operations ---

@@ -39,6 +39,10 @@ export type {
   Voice,
   VoiceSource,
   WordTiming,
+  SpeechWithTimestamps,
+  WyomingStatus,
+  WyomingConnection,
+  WyomingRequest,
 } from '../src/schemas/index.ts';
 
 export interface VoiceFilter {

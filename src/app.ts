@@ -28,6 +28,7 @@ import { openapiPlugin } from './http/plugins/openapi.ts';
 import { openaiRoutes } from './http/routes/openai.ts';
 import { elevenLabsRoutes } from './http/routes/elevenlabs.ts';
 import { elevenLabsVoiceRoutes } from './http/routes/elevenlabs-voices.ts';
+import { elevenLabsAccountRoutes } from './http/routes/elevenlabs-account.ts';
 import { authRoutes } from './http/routes/auth.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { verifyPageRoute } from './http/routes/verify-page.ts';
@@ -37,13 +38,16 @@ import { voiceRoutes } from './http/routes/voices.ts';
 import { speakRoutes } from './http/routes/speak.ts';
 import { speakWithTimestampsRoutes } from './http/routes/speak-with-timestamps.ts';
 import { usageRoutes } from './http/routes/usage.ts';
+import { wyomingRoutes } from './http/routes/wyoming.ts';
+import { sdkRoutes } from './http/routes/sdk.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
 import { SpeechCache } from './speech/cache.ts';
 import { FairScheduler } from './speech/scheduler.ts';
 import { SpeechService } from './speech/speech-service.ts';
-import { WyomingServer } from './wyoming/server.ts';
+import { DEFAULT_WYOMING_LIMITS, WyomingServer, type WyomingLimits } from './wyoming/server.ts';
+import { WyomingLink, type WyomingPayer } from './wyoming/link.ts';
 import { VoiceLibrary } from './voices/library.ts';
 import { VoicesDirWatch } from './voices/voices-dir-watch.ts';
 import { VoiceInstalls } from './voices/install/voice-installs.ts';
@@ -78,6 +82,8 @@ export interface AppOptions {
   speechEngines?: SpeechEngines;
   /** Redis key prefix for this app (tests isolate themselves with one each); wins over ?prefix= in REDIS_URL. */
   redisPrefix?: string;
+  /** Overrides of the Wyoming server's per-connection limits (tests shorten timeouts). */
+  wyomingLimits?: Partial<WyomingLimits>;
 }
 
 const JSON_BODY_LIMIT = 64 * 1024;
@@ -122,6 +128,14 @@ function naturalVoiceServices(
     voicesDir.close();
   });
   return { voicesDir, voiceInstalls };
+}
+
+/** WYOMING_API_KEY's key: a wrong or revoked one stops the start like a bad setting. */
+async function wyomingKey(apiKeys: ApiKeyService, key: string): Promise<WyomingPayer> {
+  const principal = await apiKeys.authenticate(key);
+  if (!principal) throw new Error('WYOMING_API_KEY is not a valid, unrevoked API key: create one in the dashboard and set it whole');
+  if (!principal.scopes.includes('speech')) throw new Error(`WYOMING_API_KEY lacks the "speech" scope (it has: ${principal.scopes.join(', ')}): create a key that may speak`);
+  return principal;
 }
 
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
@@ -174,6 +188,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     cache,
   });
   const jobs = await startJobs({ config, app, store, speech, sharedState, metrics, workers, redisPrefix: options.redisPrefix });
+  const apiKeys = new ApiKeyService(db, store.dialect, sharedState);
+  const wyomingLink = new WyomingLink(db, config.wyomingApiKey === null ? null : await wyomingKey(apiKeys, config.wyomingApiKey));
   return {
     db,
     synthesizer,
@@ -192,7 +208,8 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     magicLinks,
     signIn: new SignInService(magicLinks, mailer, config.publicUrl),
     sessions: new SessionService(db, config.sessionIdleMs, config.sessionMaxMs, sharedState),
-    apiKeys: new ApiKeyService(db, store.dialect, sharedState),
+    apiKeys,
+    wyomingLink,
     usage,
     metrics,
     lexicons,
@@ -235,7 +252,15 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     schemaController: schemas.controller(),
   });
 
-  const services = await buildServices(config, app, options);
+  let services: Services;
+  try {
+    services = await buildServices(config, app, options);
+  } catch (err) {
+    // What was opened so far (workers, stores) registered its onClose: a refused start (a bad WYOMING_API_KEY)
+    // must not leave it running.
+    await app.close();
+    throw err;
+  }
   app.decorate('config', config);
   app.decorate('services', services);
   app.addHook('onClose', async () => {
@@ -243,19 +268,13 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     await services.mailer.close();
     await services.db.destroy();
   });
-  if (config.wyomingPort !== null && config.wyomingApiKey !== null) {
-    const { wyomingPort: port, wyomingHost: host, wyomingApiKey: apiKey } = config;
-    const { speech, voices, apiKeys } = services;
-    const wyoming = new WyomingServer({ speech, voices, apiKeys, log: app.log, maxTextChars: config.maxTextChars, version: SERVICE_VERSION });
+  if (config.wyomingPort !== null) {
+    const { wyomingPort: port, wyomingHost: host } = config;
+    const { speech, voices, wyomingLink: link } = services;
+    const limits = { ...DEFAULT_WYOMING_LIMITS, maxAudioSeconds: config.maxAudioSeconds, ...options.wyomingLimits };
+    const connectUrl = new URL('home-assistant', config.publicUrl.href.endsWith('/') ? config.publicUrl : `${config.publicUrl.href}/`).href;
+    const wyoming = new WyomingServer({ speech, voices, link, log: app.log, maxTextChars: config.maxTextChars, version: SERVICE_VERSION, connectUrl, limits });
     services.wyoming = wyoming;
-    // A bad WYOMING_API_KEY stops the start like a bad setting. Checked here, before the app boots, because a
-    // failing onReady hook leaves the workers and stores open (Fastify skips onClose after a failed boot).
-    try {
-      await wyoming.authorize(apiKey);
-    } catch (err) {
-      await app.close();
-      throw err;
-    }
     app.addHook('onReady', async () => {
       await wyoming.start({ host, port });
     });
@@ -298,8 +317,11 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(openaiRoutes);
   await app.register(elevenLabsRoutes);
   await app.register(elevenLabsVoiceRoutes);
+  await app.register(elevenLabsAccountRoutes);
   await app.register(usageRoutes);
   await app.register(jobRoutes);
+  await app.register(wyomingRoutes);
+  await app.register(sdkRoutes);
   await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });
   return app;

@@ -20,8 +20,15 @@ export interface Config {
   /** ADMIN_EMAILS: accounts that operate the service (install voices), besides the first account. */
   adminEmails: string[];
   publicUrl: URL;
-  /** The origin cookie-authenticated writes must carry. */
+  /** The origin cookie-authenticated writes must carry (besides allowedOrigins, and address origins, below). */
   publicOrigin: string;
+  /**
+   * PUBLIC_URL was set. Without it the service answers on whatever addresses it listens on: a write whose Origin
+   * equals its own loopback or IP-literal Host is accepted, and sign-in links use the address signed in from.
+   */
+  publicUrlSet: boolean;
+  /** ALLOWED_ORIGINS: further origins allowed for cookie-authenticated writes (a dev server, a second name). */
+  allowedOrigins: readonly string[];
   secureCookies: boolean;
   smtpUrl: string | null;
   mailFrom: string;
@@ -63,7 +70,10 @@ export interface Config {
   /** Fastify's trustProxy: which proxies may set X-Forwarded-For (client addresses for per-IP limits). */
   trustProxy: boolean | number | string[];
   logLevel: string;
-  /** Wyoming TTS server (Home Assistant): off when wyomingPort is null; its use is billed to wyomingApiKey. */
+  /**
+   * Wyoming TTS server (Home Assistant): on by default at 127.0.0.1:10200, off when wyomingPort is null
+   * (WYOMING_PORT=off). Billed to the key connected on the dashboard, or to wyomingApiKey when that is set.
+   */
   wyomingPort: number | null;
   wyomingHost: string;
   wyomingApiKey: string | null;
@@ -131,6 +141,37 @@ function url(env: Env, name: string, protocols: string[]): URL | null {
   return parsed;
 }
 
+/** ALLOWED_ORIGINS: comma-separated http(s) origins, each kept as its canonical origin string. */
+function allowedOrigins(env: Env): string[] {
+  const raw = env.ALLOWED_ORIGINS?.trim();
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" is not an origin such as http://192.168.1.20:8080`);
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" must use http or https`);
+      if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username) {
+        throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" must be an origin only (scheme, host and port), without a path`);
+      }
+      return parsed.origin;
+    });
+}
+
+/** WYOMING_PORT: 10200 unless set; `off` turns the Wyoming server off; 0 picks a free port (tests). */
+function wyomingPort(env: Env): number | null {
+  const raw = env.WYOMING_PORT?.trim();
+  if (raw === 'off') return null;
+  if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw)) throw new ConfigError(`WYOMING_PORT must be a port number or off, got "${raw}"`);
+  return int(env, 'WYOMING_PORT', 10200, 0, 65535);
+}
+
 function trustProxy(env: Env): boolean | number | string[] {
   const raw = env.TRUST_PROXY?.trim();
   if (!raw || raw === 'false') return false;
@@ -184,7 +225,8 @@ function baseUrl(env: Env, name: string, fallback: string, directory: boolean): 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
-  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? new URL(`http://localhost:${port}`);
+  const givenPublicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const publicUrl = givenPublicUrl ?? new URL(`http://localhost:${port}`);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
@@ -201,6 +243,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     adminEmails: list(env, 'ADMIN_EMAILS', /^[^\s@,]+@[^\s@,]+$/, 'e-mail addresses').map((e) => e.toLowerCase()),
     publicUrl,
     publicOrigin: publicUrl.origin,
+    publicUrlSet: givenPublicUrl !== null,
+    allowedOrigins: Object.freeze(allowedOrigins(env)),
     secureCookies: publicUrl.protocol === 'https:',
     smtpUrl: smtpUrl ? smtpUrl.toString() : null,
     mailFrom: env.MAIL_FROM?.trim() || `Voxsmith <no-reply@${publicUrl.hostname}>`,
@@ -230,14 +274,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       env.LOUDNESS_TARGET_LUFS?.trim() === 'off' ? null : decimalNumber(env, 'LOUDNESS_TARGET_LUFS', DEFAULT_LOUDNESS_TARGET_LUFS, -40, -5),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     logFormat: logFormat(env),
-    wyomingPort: env.WYOMING_PORT === undefined || env.WYOMING_PORT.trim() === '' ? null : int(env, 'WYOMING_PORT', 10200, 0, 65535),
+    wyomingPort: wyomingPort(env),
     // The protocol has no authentication: loopback unless the operator opens it on purpose.
     wyomingHost: env.WYOMING_HOST?.trim() || '127.0.0.1',
     wyomingApiKey: env.WYOMING_API_KEY?.trim() || null,
     jobs: jobsConfig(env),
   };
-  if (config.wyomingPort !== null && config.wyomingApiKey === null) {
-    throw new ConfigError('WYOMING_PORT needs WYOMING_API_KEY: the full API key whose owner is billed for Wyoming use');
+  if (config.wyomingApiKey !== null && config.wyomingPort === null) {
+    throw new ConfigError('WYOMING_API_KEY is set but WYOMING_PORT is off: unset one or the other');
   }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

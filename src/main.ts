@@ -29,8 +29,21 @@ async function main(): Promise<void> {
   const speechEngines = await starting;
   const logStream = await logStreamFor(config);
   const app = await buildApp(config, { logStream, speechEngines });
-  await app.listen({ port: config.port, host: config.host });
-  const facts = { ...startupFacts(config), naturalVoices: app.services.voices.naturalCount() };
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    await app.close();
+    process.stderr.write(
+      `voxsmith: port ${config.port} on ${config.host} is in use by another process (PORT): stop it, or start on another port, e.g. PORT=${config.port + 1} npm start\n`,
+    );
+    process.exit(1);
+  }
+  const address = app.server.address();
+  const facts = {
+    ...startupFacts(config, typeof address === 'object' && address ? address.port : config.port, app.services.wyoming?.status()),
+    naturalVoices: app.services.voices.naturalCount(),
+  };
   if (logStream) process.stdout.write(startupBanner(facts));
   else app.log.info(facts, `Voxsmith is running: open ${facts.url}`);
 

@@ -12,6 +12,7 @@ import type { Db } from './store/database.ts';
 import type { SpeechService } from './speech/speech-service.ts';
 import type { WyomingServer } from './wyoming/server.ts';
 import type { JobService } from './jobs/job-service.ts';
+import type { WyomingLink } from './wyoming/link.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
@@ -60,6 +61,8 @@ export interface Services {
   speech: SpeechService;
   /** Long-form jobs (books): accepted, rendered on every node through the job queue, served with their chapters. */
   jobs: JobService;
-  /** The Wyoming TTS server, when WYOMING_PORT is set (started once the app is ready). */
+  /** The Wyoming TTS server, unless WYOMING_PORT is off (started once the app is ready). */
   wyoming?: WyomingServer;
+  /** Which key Wyoming bills (dashboard or WYOMING_API_KEY) and the requests it served. */
+  wyomingLink: WyomingLink;
 }

@@ -42,10 +42,14 @@ export class SignInService {
     return Math.round(this.links.ttlMs / 60_000);
   }
 
-  /** `email` must be normalized (normalizeEmail). Throws SignInMailError when the mail could not be sent. */
-  async requestSignIn(email: string): Promise<void> {
+  /**
+   * `email` must be normalized (normalizeEmail). `base`: the origin the person asked from, when the link must lead
+   * back there (no PUBLIC_URL); PUBLIC_URL's verify page otherwise. Throws SignInMailError when the mail could not
+   * be sent.
+   */
+  async requestSignIn(email: string, base?: string | null): Promise<void> {
     const token = await this.links.issue(email);
-    const link = new URL(this.verifyPage);
+    const link = base ? new URL('/verify', base) : new URL(this.verifyPage);
     link.searchParams.set('token', token);
     try {
       await this.mailer.send(signInMail(email, link, this.linkMinutes));

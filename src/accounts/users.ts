@@ -15,6 +15,12 @@ export class UserService {
     return row ?? null;
   }
 
+  /** When the account was created (ISO 8601), or null for no such account. */
+  async createdAt(id: string): Promise<string | null> {
+    const row = await this.db.selectFrom('users').select('created_at').where('id', '=', id).executeTakeFirst();
+    return row?.created_at ?? null;
+  }
+
   /** The user for a verified address, created on first sign-in. Safe when two verifies race. */
   async findOrCreate(email: string): Promise<User> {
     await this.db

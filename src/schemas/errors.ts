@@ -55,6 +55,7 @@ export const ERRORS = {
   range_not_satisfiable: { status: 416, message: 'The requested byte range is not in the file' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
+  wyoming_not_connected: { status: 409, message: 'Wyoming is not connected to an API key yet: connect one on the dashboard’s Home Assistant page' },
   busy: { status: 503, message: 'The server is busy with other work, retry later' },
   unavailable: { status: 503, message: 'Service temporarily unavailable' },
   catalog_unavailable: { status: 503, message: 'The voice catalogue cannot be reached (VOICES_CATALOG_URL)' },

@@ -13,3 +13,5 @@ export * from './lexicons.ts';
 export * from './phonemize.ts';
 export * from './jobs.ts';
 export * from './voice-installs.ts';
+export * from './wyoming.ts';
+export * from './timestamps.ts';

@@ -42,8 +42,11 @@ function isOpenAiVoice(name: string): name is OpenAiVoiceName {
 /** What the choice needs to know of the installed voices. */
 export interface VoiceCatalog {
   engineIds: readonly string[];
-  /** The natural voice OpenAI's name stands for (the gender of built-in voice `builtinId`), if any is installed. */
-  naturalFor(name: OpenAiVoiceName, builtinId: string): { id: string } | undefined;
+  /**
+   * The natural voice OpenAI's name stands for (the gender of built-in voice `builtinId`), one of `engine`'s when
+   * given, if any is installed.
+   */
+  naturalFor(name: OpenAiVoiceName, builtinId: string, engine?: string): { id: string } | undefined;
 }
 
 /** Which of our voices an OpenAI-style (model, voice) pair means; throws a 400 for a model we do not know. */
@@ -55,13 +58,13 @@ export function chooseVoice(model: string, voice: string | { id: string }, catal
   }
   const name = typeof voice === 'string' ? voice : voice.id;
   const lower = name.toLowerCase();
-  if (!isOpenAiVoice(lower)) return engine ? { voiceId: name, engine } : { voiceId: name };
-  if (!engine) {
-    const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
-    // With natural voices installed, OpenAI's models speak one of the same gender (see openai-natural.ts).
-    return { voiceId: catalog.naturalFor(lower, voiceId)?.id ?? voiceId };
-  }
-  const id = OPENAI_VOICES[engine]?.[lower];
-  if (!id) throw new AppError('validation', `voice "${name}" has no ${engine} voice; pass one of our voice ids`);
-  return { voiceId: id, engine };
+  // The voice wins: clients such as Open WebUI offer every model with every voice, so a voice id of ours is
+  // spoken whichever model came with it. The model is a preference for OpenAI's names only.
+  if (!isOpenAiVoice(lower)) return { voiceId: name };
+  const id = engine ? OPENAI_VOICES[engine]?.[lower] : undefined;
+  if (engine && id) return { voiceId: id, engine };
+  const voiceId = OPENAI_VOICES[FLITE_NAMES.has(lower) ? 'flite' : 'espeak'][lower];
+  // OpenAI's models, and an engine with no row of its own (piper, kokoro), speak an installed natural voice of the
+  // same gender (see openai-natural.ts); the built-in voice otherwise.
+  return { voiceId: catalog.naturalFor(lower, voiceId, engine ?? undefined)?.id ?? voiceId };
 }

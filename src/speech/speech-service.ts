@@ -1,4 +1,4 @@
-import { BARE_G711, FORMATS, isEncodeFormat, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
+import { BARE_G711, codecChoiceProblem, FORMATS, isEncodeFormat, withKnownWavLength, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
 import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN, type OpenAiVoiceName } from '../schemas/speech.ts';
@@ -36,6 +36,11 @@ export interface SpeechInput {
   sampleRate?: number;
   /** mulaw and alaw as bare G.711 bytes, without the WAV header (the ElevenLabs door: what telephony takes). */
   headerless?: boolean;
+  /**
+   * A codec's own choices, as ElevenLabs' output_format names them: an MP3 rate and bitrate, an Opus bitrate
+   * (kbit/s). Checked against what the encoders write (CODEC_CHOICES); sampleRate above stays pcm and wav's.
+   */
+  codec?: { sampleRate?: number; bitrate?: number };
   /** When given, the voice must be spoken by this engine. */
   engine?: string;
   /** Which front door asked (the metrics label that tells them apart). */
@@ -120,6 +125,21 @@ async function* replay(chunks: readonly SpeechChunk[]): AsyncGenerator<SpeechChu
   yield* chunks;
 }
 
+/** WAV files (mu-law and A-law come in WAV too, unless sent bare). */
+function isWavFile(format: EncodeFormat): boolean {
+  return format === 'wav' || format === 'mulaw' || format === 'alaw';
+}
+
+/** Cached chunks of a streamed WAV with the header's sizes filled in (withKnownWavLength); timings unchanged. */
+function withWavLength(chunks: readonly SpeechChunk[]): readonly SpeechChunk[] {
+  const bytes = withKnownWavLength(chunks.map((c) => c.bytes));
+  if (chunks.length === 0 || bytes[0] === chunks[0].bytes) return chunks;
+  const fixed = chunks.map((c, i) => ({ ...c, bytes: bytes[i] }));
+  // The pad byte of an odd data length, carried by the last chunk.
+  if (bytes.length > chunks.length) fixed[fixed.length - 1] = { ...fixed[fixed.length - 1], bytes: Buffer.concat([bytes[chunks.length - 1], bytes[chunks.length]]) };
+  return fixed;
+}
+
 /** The rate `format` is delivered at: the client's choice for pcm and wav, else the format's own. */
 function checkSampleRate(format: EncodeFormat, requested: number | undefined): number {
   const own = FORMATS[format].sampleRate;
@@ -151,9 +171,10 @@ export class SpeechService {
     const genderOf = (name: OpenAiVoiceName): Gender => voices.catalogVoice(OPENAI_VOICES.flite[name])?.gender ?? 'neutral';
     return chooseVoice(model, voice, {
       engineIds: this.engineIds(),
-      naturalFor: (name, builtinId) => {
+      naturalFor: (name, builtinId, engine) => {
         const gender = voices.catalogVoice(builtinId)?.gender ?? genderOf(name);
-        return naturalVoiceFor(name, gender, voices.naturalStandIns(gender), genderOf);
+        const candidates = voices.naturalStandIns(gender).filter((v) => engine === undefined || v.engine === engine);
+        return naturalVoiceFor(name, gender, candidates, genderOf);
       },
     });
   }
@@ -220,7 +241,10 @@ export class SpeechService {
     const startedAt = performance.now();
     const { text, format } = input;
     const speed = this.checkRequest(input);
-    const sampleRate = checkSampleRate(format, input.sampleRate);
+    const sampleRate = input.codec?.sampleRate ?? checkSampleRate(format, input.sampleRate);
+    const bitrate = input.codec?.bitrate;
+    const codecProblem = input.codec ? codecChoiceProblem(format, sampleRate, bitrate) : null;
+    if (codecProblem) throw new AppError('validation', codecProblem);
     const bare = input.headerless === true && (format === 'mulaw' || format === 'alaw') ? BARE_G711[format] : undefined;
     const parsed = parseRequestText(text, input.textType, this.deps.maxTextChars);
     const characters = parsed.spokenChars;
@@ -240,11 +264,13 @@ export class SpeechService {
       voice: voice.spec,
       speed,
       format,
-      buffered: input.download === true && format === 'flac',
+      // A download is one file: FLAC and WAV then carry their real lengths in the header (a stream cannot).
+      buffered: input.download === true && (format === 'flac' || (isWavFile(format) && !bare)),
       ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}),
       ...(input.pauseBefore ? { pauseBefore: input.pauseBefore } : {}),
       // Only a rate other than the format's own travels, so the same audio keeps one cache key.
       ...(sampleRate !== FORMATS[format].sampleRate ? { sampleRate } : {}),
+      ...(bitrate !== undefined ? { bitrate } : {}),
       ...(bare ? { headerless: true } : {}),
       ...(parsed.script ? { script: parsed.script } : {}),
       ...(voices.length > 0 ? { voices } : {}),
@@ -256,7 +282,8 @@ export class SpeechService {
     let releaseSlot: ReleaseSlot = () => undefined;
     if (!cached) releaseSlot = await this.acquireSlot(caller, signal, background ? undefined : input.onQueued, background);
     const recorder = cache && cacheKey && !cached ? cache.recorder(cacheKey) : null;
-    const source = cached ? replay(cached) : synthesizer.speak(request, signal, { background });
+    // A cached streamed WAV has a known length now: replayed with it in the header.
+    const source = cached ? replay(isWavFile(format) && !bare ? withWavLength(cached) : cached) : synthesizer.speak(request, signal, { background });
     const iterator = metrics.meterSpeech(source, labels)[Symbol.asyncIterator]();
     let first: IteratorResult<SpeechChunk>;
     try {

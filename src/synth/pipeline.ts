@@ -117,7 +117,7 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
   }
   const steps = planSteps(req, plan);
-  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate, headerless: req.headerless === true });
+  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate, headerless: req.headerless === true, bitrate: req.bitrate });
   const out = new OutputStream(encoder, createLevelStage(encoder.sampleRate), hooks);
   const aborted = (): boolean => hooks.signal?.aborted === true;
 

@@ -38,8 +38,10 @@ export interface SpeechRequest {
    * spoken one sentence per request, and still breathes between sentences. Default none.
    */
   pauseBefore?: Break;
-  /** Output rate in Hz when a client chose one other than the format's own (pcm, wav); absent = the format's rate. */
+  /** Output rate in Hz when a client chose one other than the format's own (pcm, wav, mp3); absent = the format's rate. */
   sampleRate?: number;
+  /** Encoder bitrate in kbit/s when a client chose one (mp3, opus); absent = the codec's own. */
+  bitrate?: number;
   /** mulaw/alaw as bare G.711 bytes, without the WAV header. */
   headerless?: boolean;
 }

@@ -42,22 +42,40 @@ function length(header: Record<string, unknown>, name: string, max: number): num
 }
 
 /**
- * Reassembles events from the bytes of one connection. `push` returns the events completed so far and throws
- * FrameError for a frame that breaks the protocol or a limit (the connection is then closed).
+ * Reassembles events from the bytes of one connection, one event at a time: `append` takes what arrived and
+ * `next` hands out the next complete event, so a connection handles events as fast as it can answer them and
+ * leaves the rest as bytes (which the server bounds by pausing the socket). FrameError marks a frame that breaks
+ * the protocol or a limit; the connection is then closed.
  */
 export class FrameReader {
   private buffered: Buffer = Buffer.alloc(0);
   private pending: { type: string; data: Record<string, unknown>; dataLength: number; payloadLength: number } | undefined;
 
-  push(bytes: Buffer): WyomingEvent[] {
+  /** Bytes received and not yet handed out as events. */
+  get bufferedBytes(): number {
+    return this.buffered.length;
+  }
+
+  append(bytes: Buffer): void {
     this.buffered = this.buffered.length === 0 ? bytes : Buffer.concat([this.buffered, bytes]);
+  }
+
+  /** Every event complete so far (a client reading the server's answers, which it trusts to be small enough). */
+  push(bytes: Buffer): WyomingEvent[] {
+    this.append(bytes);
     const events: WyomingEvent[] = [];
+    for (let event = this.next(); event; event = this.next()) events.push(event);
+    return events;
+  }
+
+  /** The next complete event, or undefined until more bytes come. */
+  next(): WyomingEvent | undefined {
     for (;;) {
       if (!this.pending) {
         const newline = this.buffered.indexOf(0x0a);
         if (newline < 0) {
           if (this.buffered.length > FRAME_LIMITS.headerBytes) throw new FrameError(`event header longer than ${FRAME_LIMITS.headerBytes} bytes`);
-          return events;
+          return undefined;
         }
         if (newline > FRAME_LIMITS.headerBytes) throw new FrameError(`event header longer than ${FRAME_LIMITS.headerBytes} bytes`);
         const line = this.buffered.subarray(0, newline).toString('utf8');
@@ -81,7 +99,7 @@ export class FrameReader {
         };
       }
       const { dataLength, payloadLength } = this.pending;
-      if (this.buffered.length < dataLength + payloadLength) return events;
+      if (this.buffered.length < dataLength + payloadLength) return undefined;
       const event: WyomingEvent = { type: this.pending.type, data: this.pending.data };
       if (dataLength > 0) {
         let extra: unknown;
@@ -95,9 +113,10 @@ export class FrameReader {
         for (const [k, v] of Object.entries(extra)) Object.defineProperty(event.data, k, { value: v, enumerable: true, writable: true, configurable: true });
       }
       if (payloadLength > 0) event.payload = Uint8Array.prototype.slice.call(this.buffered, dataLength, dataLength + payloadLength);
+      // A view: the received buffer it shares stays bounded by what the server lets a connection buffer.
       this.buffered = this.buffered.subarray(dataLength + payloadLength);
       this.pending = undefined;
-      events.push(event);
+      return event;
     }
   }
 }

@@ -1,37 +1,63 @@
 // A Wyoming TTS server (the protocol Home Assistant speaks to voice services) on its own TCP port. Every
-// synthesis goes through SpeechService, billed to the key in WYOMING_API_KEY: the protocol has no authentication,
-// so the port binds to loopback unless WYOMING_HOST says otherwise.
+// synthesis goes through SpeechService, billed to the key connected on the dashboard or set in WYOMING_API_KEY
+// (wyoming/link.ts). The protocol has no authentication, so the port binds to loopback unless WYOMING_HOST says
+// otherwise, and every connection is bounded: what it may buffer, how long it may idle or leave answers unread,
+// how many one address may hold, and how much audio it may be sent.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ApiKeyService } from '../accounts/api-keys.ts';
 import { AppError } from '../errors.ts';
-import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
+import type { SpeechService } from '../speech/speech-service.ts';
 import { SentenceStream, type ReadySentence } from '../synth/text/incremental.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
-import { encodeEvent, FrameError, FrameReader, type WyomingEvent } from './frames.ts';
+import { encodeEvent, FRAME_LIMITS, FrameError, FrameReader, type WyomingEvent } from './frames.ts';
 import { ttsInfo } from './info.ts';
+import type { WyomingLink, WyomingPayer } from './link.ts';
+
+export interface WyomingLimits {
+  /** Connections one client address may hold at once; the next from that address is refused, others are not. */
+  connectionsPerAddress: number;
+  /** Connections in all: a ceiling on file descriptors, far above what one address may hold. */
+  maxConnections: number;
+  /** A connection that neither sends an event nor is being answered for this long is closed. */
+  idleMs: number;
+  /** A client that reads none of its answers for this long is cut (its synthesis stops). */
+  writeStallMs: number;
+  /**
+   * Bytes received but not yet handled; past this the socket is paused, and TCP's flow control holds the client.
+   * Above the largest legal frame, so a frame always completes.
+   */
+  maxBufferedBytes: number;
+  /** Audio seconds one connection may be sent in all; then it gets an `audio_too_long` error and is closed. */
+  maxAudioSeconds: number;
+}
+
+/** Home Assistant opens a connection per request (describe, synthesize) and closes it: these leave it room. */
+export const DEFAULT_WYOMING_LIMITS: Readonly<Omit<WyomingLimits, 'maxAudioSeconds'>> = Object.freeze({
+  connectionsPerAddress: 8,
+  maxConnections: 1024,
+  idleMs: 30_000,
+  writeStallMs: 10_000,
+  maxBufferedBytes: FRAME_LIMITS.headerBytes + FRAME_LIMITS.dataBytes + FRAME_LIMITS.payloadBytes + 64 * 1024,
+});
 
 export interface WyomingDeps {
   speech: SpeechService;
   voices: VoiceLibrary;
-  apiKeys: ApiKeyService;
+  link: WyomingLink;
   log: FastifyBaseLogger;
   maxTextChars: number;
   version: string;
+  /** The dashboard page that connects Wyoming to a key, named in the error a synthesis gets until then. */
+  connectUrl: string;
+  limits: WyomingLimits;
 }
 
-export interface WyomingOptions {
-  host: string;
-  port: number;
-  /** The full API key whose owner is billed; checked once at start and again before each synthesis. */
-  apiKey: string;
-}
-
-/** Connections served at once; more wait in the kernel's backlog. */
-const MAX_CONNECTIONS = 64;
-/** A connection that sends nothing for this long is closed. */
-const IDLE_MS = 5 * 60_000;
+/** Where this node's Wyoming server is: listening, or not (the port was taken, by a second node on one host say). */
+export type WyomingState =
+  | { status: 'listening'; host: string; port: number }
+  | { status: 'unavailable'; host: string; port: number; reason: string }
+  | { status: 'stopped' };
 
 function voiceName(data: Record<string, unknown>): string | undefined {
   const voice = data.voice;
@@ -40,37 +66,57 @@ function voiceName(data: Record<string, unknown>): string | undefined {
   return typeof name === 'string' && name.length > 0 ? name : undefined;
 }
 
+/** One spelling per client address (IPv4-mapped IPv6 as IPv4), for the per-address count. */
+function clientAddress(socket: Socket): string {
+  const address = socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
 export class WyomingServer {
   private server: Server | undefined;
-  private caller: SpeechCaller | undefined;
+  private state: WyomingState = { status: 'stopped' };
   private readonly sockets = new Set<Socket>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly info: InfoCache;
 
-  constructor(private readonly deps: WyomingDeps) {}
-
-  /** Checks the key whose owner is billed (throws when it is unknown or revoked); called before start. */
-  async authorize(apiKey: string): Promise<void> {
-    const principal = await this.deps.apiKeys.authenticate(apiKey);
-    if (!principal) throw new Error('WYOMING_API_KEY is not a valid, unrevoked API key: create one in the dashboard and set it whole');
-    if (!principal.scopes.includes('speech')) throw new Error(`WYOMING_API_KEY lacks the "speech" scope (it has: ${principal.scopes.join(', ')}): create a key that may speak`);
-    this.caller = { userId: principal.userId, keyId: principal.keyId };
+  constructor(private readonly deps: WyomingDeps) {
+    this.info = new InfoCache(deps);
   }
 
-  /** Starts listening; the key must have been authorized. */
-  async start(options: Omit<WyomingOptions, 'apiKey'>): Promise<AddressInfo> {
-    if (!this.caller) throw new Error('the Wyoming server starts only after its key is authorized');
+  /**
+   * Starts listening. A port that cannot be had (in use, by a second node on the same host say) is one log
+   * line and no Wyoming on this node, never a failed start: the HTTP service does not depend on it.
+   */
+  async start(options: { host: string; port: number }): Promise<WyomingState> {
     const server = createServer((socket) => this.serve(socket));
-    server.maxConnections = MAX_CONNECTIONS;
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
+    server.maxConnections = this.deps.limits.maxConnections;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      const reason = code === 'EADDRINUSE' ? 'in use by another process' : code === 'EACCES' ? 'not permitted' : code;
+      this.state = { status: 'unavailable', host: options.host, port: options.port, reason };
+      this.deps.log.warn(
+        { host: options.host, port: options.port, code },
+        `Wyoming: ${options.host}:${options.port} ${reason}; this node serves no Wyoming (WYOMING_PORT sets another port, off turns it off)`,
+      );
+      return this.state;
+    }
+    this.server = server;
     const address = server.address() as AddressInfo;
+    this.state = { status: 'listening', host: address.address, port: address.port };
     this.deps.log.info({ host: address.address, port: address.port }, 'Wyoming TTS server listening');
-    return address;
+    return this.state;
+  }
+
+  status(): WyomingState {
+    return this.state;
   }
 
   address(): AddressInfo | undefined {
@@ -80,35 +126,60 @@ export class WyomingServer {
   async close(): Promise<void> {
     const server = this.server;
     if (!server) return;
+    this.server = undefined;
+    this.state = { status: 'stopped' };
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   private serve(socket: Socket): void {
-    this.sockets.add(socket);
-    const abort = new AbortController();
-    const reader = new FrameReader();
-    let work = Promise.resolve();
-    const connection = new Connection(this.deps, this.caller as SpeechCaller, socket, abort.signal);
-    socket.setTimeout(IDLE_MS, () => socket.destroy());
-    socket.on('data', (bytes: Buffer) => {
-      let events: WyomingEvent[];
-      try {
-        events = reader.push(bytes);
-      } catch (err) {
-        // A broken frame cannot be skipped (its lengths are not to be trusted): this connection ends, others go on.
-        this.deps.log.info({ reason: err instanceof FrameError ? err.message : String(err) }, 'Wyoming: bad frame, connection closed');
-        socket.destroy();
-        return;
-      }
-      // Events are handled in order; synthesis of one finishes before the next event is looked at.
-      for (const event of events) work = work.then(() => connection.handle(event)).catch(() => void socket.destroy());
-    });
     socket.on('error', () => undefined);
+    const address = clientAddress(socket);
+    const held = this.perAddress.get(address) ?? 0;
+    const { limits } = this.deps;
+    if (held >= limits.connectionsPerAddress) {
+      // Only this address is refused: one client holding its share locks nobody else out.
+      socket.end(encodeEvent('error', { code: 'rate_limited', text: `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)` }));
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    this.perAddress.set(address, held + 1);
+    this.sockets.add(socket);
+    const connection = new Connection(this.deps, socket, address, this.info);
     socket.on('close', () => {
-      abort.abort();
+      connection.closed();
       this.sockets.delete(socket);
+      const left = (this.perAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.perAddress.set(address, left);
+      else this.perAddress.delete(address);
     });
+  }
+}
+
+/**
+ * The encoded `info` answer (the payer's own voices are in it), kept a few seconds: Home Assistant asks on every
+ * connection, and a client asking in a loop then costs a write, not a database read and a rendering of every voice.
+ */
+class InfoCache {
+  private static readonly TTL_MS = 5000;
+  private current: { at: number; bytes: Promise<Buffer> } | undefined;
+
+  constructor(private readonly deps: Pick<WyomingDeps, 'voices' | 'version' | 'link'>) {}
+
+  /** The payer's voice list (a key connected or changed shows within TTL_MS); synthesis always asks afresh. */
+  get(): Promise<Buffer> {
+    const now = Date.now();
+    if (this.current && now - this.current.at < InfoCache.TTL_MS) return this.current.bytes;
+    const bytes = (async () => {
+      const payer = await this.deps.link.payer();
+      return encodeEvent('info', ttsInfo(await this.deps.voices.list({}, payer?.userId ?? null), this.deps.version));
+    })();
+    const entry = { at: now, bytes };
+    this.current = entry;
+    bytes.catch(() => {
+      if (this.current === entry) this.current = undefined;
+    });
+    return bytes;
   }
 }
 
@@ -119,25 +190,95 @@ interface TextStream {
   /** The break after the last sentence spoken: the pause before the next. */
   lastBreak: Break | undefined;
   audioStarted: boolean;
+  /** For the request log: what the stream has spoken so far. */
+  characters: number;
+  audioSeconds: number;
+  outcome: string;
 }
 
-/** One client: its streaming state and the events it is sent. */
+/** What one speak() call did, for the request log. */
+interface Spoken {
+  ok: boolean;
+  audioSeconds: number;
+  payer: WyomingPayer | null;
+  outcome: string;
+}
+
+/** The connection's audio budget ran out: the client is told, then the connection ends. */
+class AudioBudgetSpent extends AppError {}
+
+/** One client: its events in order, one at a time; its streaming state; the events it is sent. */
 class Connection {
+  private readonly reader = new FrameReader();
+  private readonly abort = new AbortController();
+  private readonly idle: NodeJS.Timeout;
+  private handling = false;
   private stream: TextStream | undefined;
+  /** Audio sent on this connection so far (all its requests). */
+  private audioSeconds = 0;
 
   constructor(
     private readonly deps: WyomingDeps,
-    private readonly caller: SpeechCaller,
     private readonly socket: Socket,
-    private readonly signal: AbortSignal,
-  ) {}
+    private readonly client: string,
+    private readonly info: InfoCache,
+  ) {
+    this.idle = setTimeout(() => this.idled(), deps.limits.idleMs);
+    this.idle.unref();
+    socket.on('data', (bytes: Buffer) => this.received(bytes));
+  }
 
-  async handle(event: WyomingEvent): Promise<void> {
-    if (this.signal.aborted) return;
+  closed(): void {
+    clearTimeout(this.idle);
+    this.abort.abort();
+  }
+
+  private idled(): void {
+    // An answer in progress (a long synthesis, a wait for a slot) is not idleness.
+    if (this.handling) this.idle.refresh();
+    else this.socket.destroy();
+  }
+
+  private received(bytes: Buffer): void {
+    this.idle.refresh();
+    this.reader.append(bytes);
+    // Events are parsed only as they are handled: the rest waits as bytes, and past the bound the socket stops
+    // reading, so a client that sends faster than it is answered fills its own TCP window, not our memory.
+    if (this.reader.bufferedBytes > this.deps.limits.maxBufferedBytes) this.socket.pause();
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.handling) return;
+    this.handling = true;
+    try {
+      for (;;) {
+        if (this.socket.destroyed) return;
+        const event = this.reader.next();
+        if (!event) break;
+        await this.handle(event);
+        this.idle.refresh();
+      }
+    } catch (err) {
+      // A broken frame cannot be skipped (its lengths are not to be trusted): this connection ends, others go on.
+      if (err instanceof FrameError) this.deps.log.info({ reason: err.message, client: this.client }, 'Wyoming: bad frame, connection closed');
+      else this.deps.log.error({ err }, 'Wyoming: connection failed');
+      this.socket.destroy();
+      return;
+    } finally {
+      this.handling = false;
+    }
+    // Only a partial frame is left, smaller than the bound: read on.
+    if (this.socket.isPaused()) this.socket.resume();
+  }
+
+  private async handle(event: WyomingEvent): Promise<void> {
+    if (this.abort.signal.aborted || this.socket.writableEnded) return;
     const { data } = event;
     switch (event.type) {
       case 'describe':
-        await this.send('info', ttsInfo(await this.deps.voices.list({}, this.caller.userId), this.deps.version));
+        // Before any key is connected too: Home Assistant lists the voices when the integration is added.
+        await this.write(await this.info.get());
         return;
       case 'ping':
         await this.send('pong', {});
@@ -146,11 +287,14 @@ class Connection {
         // Sent beside the streaming events for servers that do not stream; the stream already carries the text.
         if (this.stream) return;
         const text = typeof data.text === 'string' ? data.text : '';
-        if (await this.speak(text, voiceName(data), false)) await this.send('audio-stop', {});
-        return;
+        const voice = voiceName(data);
+        const spoken = await this.speak(text, voice, false);
+        if (spoken.ok) await this.send('audio-stop', {});
+        await this.log({ voice, characters: text.length, ...spoken });
+        return this.endIfSpent();
       }
       case 'synthesize-start':
-        this.stream = { voice: voiceName(data), text: new SentenceStream(), lastBreak: undefined, audioStarted: false };
+        this.stream = { voice: voiceName(data), text: new SentenceStream(), lastBreak: undefined, audioStarted: false, characters: 0, audioSeconds: 0, outcome: 'spoken' };
         return;
       case 'synthesize-chunk': {
         const stream = this.stream;
@@ -161,7 +305,8 @@ class Connection {
           return this.error('text_too_long', `streamed text has no sentence end within ${this.deps.maxTextChars} characters`);
         }
         // A sentence is spoken as soon as it is complete: once the next one has begun.
-        return this.speakSentences(stream, stream.text.push(piece));
+        await this.speakSentences(stream, stream.text.push(piece));
+        return this.endIfSpent();
       }
       case 'synthesize-stop': {
         const stream = this.stream;
@@ -170,7 +315,8 @@ class Connection {
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
         await this.send('synthesize-stopped', {});
-        return;
+        await this.log({ voice: stream.voice, characters: stream.characters, audioSeconds: stream.audioSeconds, outcome: stream.outcome, payer: null });
+        return this.endIfSpent();
       }
       default:
         // Events for other services (or newer ones) are not ours to answer.
@@ -187,54 +333,106 @@ class Connection {
     for (const sentence of sentences) {
       const spoken = await this.speak(sentence.text, stream.voice, stream.audioStarted, stream.lastBreak);
       stream.lastBreak = sentence.break;
-      if (!spoken) return;
+      stream.audioSeconds += spoken.audioSeconds;
+      if (!spoken.ok) {
+        stream.outcome = spoken.outcome;
+        return;
+      }
+      stream.characters += sentence.text.length;
       stream.audioStarted = true;
     }
   }
 
   /**
-   * Speaks `text` as audio-chunks, after an audio-start unless one was already sent; returns whether it was
-   * spoken (and so audio has started). Failures become an `error` event.
+   * Speaks `text` as audio-chunks, after an audio-start unless one was already sent. Failures become an `error`
+   * event: until a key is connected, the one that says how to connect one.
    */
-  private async speak(text: string, voiceId: string | undefined, audioStarted: boolean, pauseBefore?: Break): Promise<boolean> {
+  private async speak(text: string, voiceId: string | undefined, audioStarted: boolean, pauseBefore?: Break): Promise<Spoken> {
+    const { limits } = this.deps;
+    let payer: WyomingPayer | null = null;
+    let audioSeconds = 0;
     try {
-      const { keyId } = this.caller;
-      if (keyId && !(await this.deps.apiKeys.isActive(keyId))) throw new AppError('unauthorized', 'WYOMING_API_KEY has been revoked');
-      const spoken = await this.deps.speech.speak(this.caller, { text, voiceId, format: 'pcm', door: 'wyoming', pauseBefore }, this.signal);
+      payer = await this.deps.link.payer();
+      if (!payer) {
+        throw new AppError(
+          'wyoming_not_connected',
+          `Voxsmith's Wyoming server is not connected to an account yet: sign in at ${this.deps.connectUrl} and choose the API key ` +
+            'it bills on the Home Assistant page (or start Voxsmith with WYOMING_API_KEY set).',
+        );
+      }
+      if (this.audioSeconds >= limits.maxAudioSeconds) throw this.budgetSpent();
+      const spoken = await this.deps.speech.speak(payer, { text, voiceId, format: 'pcm', door: 'wyoming', pauseBefore }, this.abort.signal);
       const format = { rate: spoken.info.sampleRate, width: 2, channels: 1 };
       if (!audioStarted) await this.send('audio-start', { ...format, timestamp: 0 });
       for await (const chunk of spoken.chunks) {
+        // Checked before the chunk goes out, as the per-request cap is: the client never gets more than the budget.
+        if (this.audioSeconds + chunk.seconds > limits.maxAudioSeconds) throw this.budgetSpent();
+        this.audioSeconds += chunk.seconds;
+        audioSeconds += chunk.seconds;
         if (chunk.bytes.length > 0) await this.send('audio-chunk', format, chunk.bytes);
       }
-      return true;
+      return { ok: true, audioSeconds, payer, outcome: 'spoken' };
     } catch (err) {
-      if (this.signal.aborted) return false;
-      if (err instanceof AppError) await this.error(err.code, err.message);
-      else {
-        this.deps.log.error({ err }, 'Wyoming synthesis failed');
-        await this.error('internal', 'synthesis failed');
+      if (this.abort.signal.aborted) return { ok: false, audioSeconds, payer, outcome: 'cancelled' };
+      if (err instanceof AppError) {
+        await this.error(err.code, err.message);
+        return { ok: false, audioSeconds, payer, outcome: err.code };
       }
-      return false;
+      this.deps.log.error({ err }, 'Wyoming synthesis failed');
+      await this.error('internal', 'synthesis failed');
+      return { ok: false, audioSeconds, payer, outcome: 'internal' };
     }
+  }
+
+  private budgetSpent(): AudioBudgetSpent {
+    return new AudioBudgetSpent(
+      'audio_too_long',
+      `this connection has been sent ${this.deps.limits.maxAudioSeconds} s of audio, the most one connection may have (MAX_AUDIO_SECONDS); connect again`,
+    );
+  }
+
+  /** After the budget is spent, the error has gone out: the connection ends (at once if the client reads nothing). */
+  private endIfSpent(): void {
+    if (this.audioSeconds < this.deps.limits.maxAudioSeconds || this.socket.writableEnded) return;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), this.deps.limits.writeStallMs).unref();
+  }
+
+  /** Logs a request for the dashboard; a failure to log never fails the request. */
+  private async log(entry: { voice: string | undefined; characters: number; audioSeconds: number; outcome: string; payer: WyomingPayer | null }): Promise<void> {
+    if (entry.outcome === 'cancelled') return;
+    const payer = entry.payer ?? (await this.deps.link.payer().catch(() => null));
+    await this.deps.link
+      .record({ keyId: payer?.keyId ?? null, client: this.client, voiceId: entry.voice ?? null, characters: entry.characters, audioSeconds: entry.audioSeconds, outcome: entry.outcome })
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'Wyoming: could not log a request'));
   }
 
   private async error(code: string, text: string): Promise<void> {
     await this.send('error', { text, code });
   }
 
-  /** Writes an event, waiting while the client is not reading. */
-  private async send(type: string, data: Record<string, unknown>, payload?: Uint8Array): Promise<void> {
-    if (this.socket.destroyed) return;
-    if (!this.socket.write(encodeEvent(type, data, payload))) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.socket.off('drain', done);
-          this.socket.off('close', done);
-          resolve();
-        };
-        this.socket.on('drain', done);
-        this.socket.on('close', done);
-      });
-    }
+  private send(type: string, data: Record<string, unknown>, payload?: Uint8Array): Promise<void> {
+    return this.write(encodeEvent(type, data, payload));
+  }
+
+  /** Writes an encoded event, waiting while the client is not reading; one that stops reading for good is cut. */
+  private async write(event: Buffer): Promise<void> {
+    if (this.socket.destroyed || this.socket.writableEnded) return;
+    this.idle.refresh();
+    if (this.socket.write(event)) return;
+    await new Promise<void>((resolve) => {
+      const stall = setTimeout(() => {
+        this.deps.log.info({ client: this.client }, 'Wyoming: client stopped reading its answers; connection closed');
+        this.socket.destroy();
+      }, this.deps.limits.writeStallMs);
+      const done = (): void => {
+        clearTimeout(stall);
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEncoder, FORMATS, isEncodeFormat, type EncodeFormat } from '../../src/audio/encoders/index.ts';
+import { createEncoder, FORMATS, isEncodeFormat, withKnownWavLength, type EncodeFormat } from '../../src/audio/encoders/index.ts';
 import { oggCrc } from '../../src/audio/encoders/ogg.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from './ffmpeg.ts';
 import { rms, semitones, sine, toneFrequency } from './signals.ts';
@@ -280,4 +280,45 @@ test('mp3: an encoder made after another ended (its LAME instance reused) writes
   const again = await encode();
   assert.ok(first.length > 1000);
   for (const out of [a, b, again]) assert.ok(out.equals(first), 'same input, same bytes');
+});
+
+test('a streamed wav or mu-law file whose length is known gets its real sizes; other bytes are left alone', async () => {
+  for (const format of ['wav', 'mulaw'] as const) {
+    const streamed = (await encodeSine(format, 0.5, false)).bytes;
+    const buffered = (await encodeSine(format, 0.5, true)).bytes;
+    const parts = [streamed.subarray(0, 100), streamed.subarray(100)];
+    const fixed = Buffer.concat(withKnownWavLength(parts));
+    const v = new DataView(fixed.buffer, fixed.byteOffset);
+    assert.equal(v.getUint32(4, true), fixed.length - 8);
+    const dataAt = format === 'wav' ? 44 : 46;
+    assert.equal(String.fromCharCode(...fixed.subarray(dataAt - 8, dataAt - 4)), 'data');
+    assert.equal(v.getUint32(dataAt - 4, true), streamed.length - dataAt);
+    // The samples are those of the buffered file, whose header is the only other difference.
+    assert.ok(Buffer.from(fixed.subarray(dataAt, dataAt + streamed.length - dataAt)).equals(Buffer.from(buffered.subarray(buffered.length - (streamed.length - dataAt)))));
+    assert.equal(parts[0][4], 0xff, 'the input is not changed');
+  }
+  const notWav = [new Uint8Array([1, 2, 3])];
+  assert.equal(withKnownWavLength(notWav)[0], notWav[0]);
+});
+
+test('a buffered wav longer than its bound turns into a stream there: the same samples, the open-ended header', async () => {
+  const { createWavEncoder } = await import('../../src/audio/encoders/wav.ts');
+  const bound = 48_000; // one second of 16-bit 24 kHz
+  const tone = sine(440, 2.5, 24_000);
+  const whole = createWavEncoder('pcm16', 24_000, true, bound);
+  const out: Uint8Array[] = [];
+  let firstBytesAt = -1;
+  for (let i = 0; i < tone.length; i += 2400) {
+    const b = whole.write(tone.subarray(i, i + 2400));
+    if (b.length > 0 && firstBytesAt < 0) firstBytesAt = i;
+    out.push(b);
+  }
+  out.push(whole.end());
+  const file = Buffer.concat(out);
+  assert.ok(firstBytesAt > 0 && firstBytesAt <= 24_000, `bytes go out once the bound is passed (sample ${firstBytesAt})`);
+  assert.equal(file.readUInt32LE(4), 0xffffffff);
+  assert.equal(file.length, 44 + tone.length * 2);
+  const short = createWavEncoder('pcm16', 24_000, true, bound);
+  const small = Buffer.concat([short.write(tone.subarray(0, 12_000)), short.end()]);
+  assert.equal(small.readUInt32LE(4), small.length - 8, 'within the bound: whole, with real sizes');
 });

@@ -410,6 +410,7 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
         ['/keys', 'API keys'],
         ['/usage', 'Usage'],
         ['/lexicons', 'Lexicons'],
+        ['/home-assistant', 'Home Assistant'],
         ['/nowhere', 'Page not found'],
       ] as const) {
         await page.goto(server.base + path);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DASHBOARD_DIST } from '../../src/http/routes/dashboard.ts';
 import { freePort } from '../helpers/process.ts';
@@ -31,7 +31,7 @@ export interface BrowserServer {
  * cookie-authenticated writes must carry) is the address the browser really uses. Mail goes to a real
  * SMTP sink, as in production.
  */
-export async function startBrowserServer(env: Record<string, string> = {}): Promise<BrowserServer> {
+export async function startBrowserServer(env: Record<string, string> = {}, options: { listenHost?: string; appOptions?: AppOptions } = {}): Promise<BrowserServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-browser-'));
   const mail = new SmtpSink();
   const smtpUrl = await mail.start();
@@ -55,10 +55,13 @@ export async function startBrowserServer(env: Record<string, string> = {}): Prom
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
     WORKERS: '1',
+    // Not Wyoming's default 10200: browser servers must not contend for it.
+    WYOMING_PORT: 'off',
     ...env,
   });
-  const app = await buildApp(config, { logStream });
-  await app.listen({ port, host: '127.0.0.1' });
+  const app = await buildApp(config, { logStream, ...options.appOptions });
+  // 0.0.0.0: also reachable on 127.0.0.2, a second address of this machine.
+  await app.listen({ port, host: options.listenHost ?? '127.0.0.1' });
   return {
     app,
     dataDir,

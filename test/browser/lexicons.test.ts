@@ -67,7 +67,7 @@ describe('lexicon editor in Chromium', { skip }, () => {
     await row.getByRole('cell', { name: 'World Health Organization' }).waitFor();
     await b.screenshot('lexicons-01-rule');
 
-    await row.getByRole('button', { name: 'Hear “WHO”' }).click();
+    await row.getByRole('button', { name: 'Hear it: “WHO”' }).click();
     await page.waitForSelector('.rules .play-button:is([data-state="ended"],[data-state="error"])');
     assert.equal(await row.locator('.play-button').getAttribute('data-state'), 'ended', await row.innerText());
     // The same request the button made, decoded by the browser.

@@ -51,7 +51,7 @@ const ARGS: Record<Entry, readonly string[]> = { sources: ['--import', 'tsx', 's
 export async function startProcess(env: Record<string, string>, entry: Entry = 'sources'): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ARGS[entry], {
-    env: { ...process.env, ...(entry === 'npm-start' ? START.env : {}), HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, ...(entry === 'npm-start' ? START.env : {}), HOST: '127.0.0.1', PORT: String(port), WYOMING_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -43,6 +43,8 @@ export interface RequestOptions {
 export interface StartOptions extends AppOptions {
   env?: Record<string, string>;
   dataDir?: string;
+  /** Where to listen; 127.0.0.1 by default (0.0.0.0: reachable on 127.0.0.2 too, as on a second address). */
+  listenHost?: string;
 }
 
 /**
@@ -86,6 +88,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '100000',
     AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+    // Wyoming is on by default at 10200: servers of parallel tests must not contend for it (its tests pass 0).
+    WYOMING_PORT: 'off',
     ...options.env,
   });
   let app: Awaited<ReturnType<typeof buildApp>>;
@@ -97,7 +101,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     throw err;
   }
   try {
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port: 0, host: options.listenHost ?? '127.0.0.1' });
   } catch (err) {
     await app.close();
     await mail.stop();

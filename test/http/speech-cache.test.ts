@@ -156,11 +156,13 @@ describe('dashboard voice previews', () => {
     assert.ok(smuggled.equals(english));
   });
 
-  test('previews are for signed-in sessions only, and only of voices the user may use', async () => {
-    const { key } = await s.newKey('preview-key@example.com');
-    const withKey = await s.request('/api/voices/flite-slt/preview', { bearer: key });
-    assert.equal(withKey.status, 403);
-    assert.equal(((await withKey.json()) as { code: string }).code, 'session_required');
+  test('previews are for a session or a key (as ElevenLabs clients fetch preview_url), not billed, only of voices the user may use', async () => {
+    const { key, cookie: owner } = await s.newKey('preview-key@example.com');
+    const withKey = await s.request('/api/voices/flite-slt/preview', { headers: { 'xi-api-key': key } });
+    assert.equal(withKey.status, 200);
+    assert.equal(withKey.headers.get('content-type'), 'audio/mpeg');
+    assert.ok((await withKey.arrayBuffer()).byteLength > 1000);
+    assert.deepEqual(await usageOf(owner), { characters: 0, requests: 0 }, 'previews are not usage');
     const anonymous = await s.request('/api/voices/flite-slt/preview');
     assert.equal(anonymous.status, 401);
     const { cookie } = await s.signIn('preview-other@example.com');

@@ -3,6 +3,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +47,10 @@ function outboxLink(dir: string): string {
 test('on a terminal: a banner with the address, data folder and outbox, readable lines, the sign-in link on its own line', async () => {
   const dir = dataDir();
   const port = await freePort();
+  const wyomingPort = await freePort();
   // `script` gives the service a real pseudo-terminal, so this is the auto-detection a developer gets from npm start.
   const child = spawn('script', ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dir, VOICES_DIR: join(dir, 'voices'), SMTP_URL: '', LOG_FORMAT: '', WORKERS: '1' },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), WYOMING_PORT: String(wyomingPort), DATA_DIR: dir, VOICES_DIR: join(dir, 'voices'), SMTP_URL: '', LOG_FORMAT: '', WORKERS: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -61,7 +63,8 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
     // A terminal turns \n into \r\n; colours are for eyes, the test reads the text.
     // eslint-disable-next-line no-control-regex
     const text = () => out.replace(/\r/g, '').replace(/\x1b\[[0-9;]*m/g, '');
-    assert.match(text(), new RegExp(`^  Open +http://localhost:${port}$`, 'm'));
+    assert.match(text(), new RegExp(`^  Open +http://localhost:${port}\n {2} +http://127\\.0\\.0\\.1:${port}$`, 'm'), 'every address it answers on');
+    assert.match(text(), new RegExp(`^  Wyoming +127\\.0\\.0\\.1:${wyomingPort} for Home Assistant \\(connect it to a key on the dashboard’s Home Assistant page\\)$`, 'm'));
     assert.match(text(), new RegExp(`^  API docs +http://localhost:${port}/docs$`, 'm'));
     assert.match(text(), new RegExp(`^  Data +${dir} \\(SQLite\\)$`, 'm'));
     assert.match(text(), new RegExp(`^  Sign-in +no SMTP_URL: sign-in links are printed below and saved to ${join(dir, 'outbox')}/$`, 'm'));
@@ -132,5 +135,25 @@ test('with SMTP, even in the terminal format, the banner says links are mailed a
   } finally {
     await service.stop();
     await mail.stop();
+  }
+});
+
+test('a port in use at start: one message that names PORT, and exit 1', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const port = (holder.address() as { port: number }).port;
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), WYOMING_PORT: 'off', DATA_DIR: dataDir(), SMTP_URL: '', WORKERS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(err, new RegExp(`^voxsmith: port ${port} on 127\\.0\\.0\\.1 is in use by another process \\(PORT\\): .*PORT=${port + 1}`, 'm'));
+    assert.doesNotMatch(err, /at .*\.ts:\d+/, 'no stack trace');
+  } finally {
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
   }
 });

@@ -3,12 +3,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeEvent, FrameReader, type WyomingEvent } from '../../src/wyoming/frames.ts';
 import { pcm16Samples, rms } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { WyomingClient } from '../helpers/wyoming-client.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-wyoming-'));
 let s: TestServer;
@@ -31,64 +30,10 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A raw Wyoming client: events in order, as they arrive. */
-class Client {
-  readonly socket: Socket;
-  private readonly reader = new FrameReader();
-  private readonly events: WyomingEvent[] = [];
-  private wake: (() => void) | undefined;
-  closed = false;
-
+/** A client of this file's server. */
+class Client extends WyomingClient {
   constructor() {
-    this.socket = connect(port, '127.0.0.1');
-    this.socket.on('data', (b: Buffer) => {
-      this.events.push(...this.reader.push(b));
-      this.wake?.();
-    });
-    this.socket.on('close', () => {
-      this.closed = true;
-      this.wake?.();
-    });
-    this.socket.on('error', () => undefined);
-  }
-
-  send(type: string, data?: Record<string, unknown>): void {
-    this.socket.write(encodeEvent(type, data));
-  }
-
-  /** The next event (fails if the connection closes first). */
-  async next(): Promise<WyomingEvent> {
-    for (;;) {
-      const e = this.events.shift();
-      if (e) return e;
-      if (this.closed) throw new Error('connection closed');
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-
-  /** Resolves when the server closes the connection. */
-  async whenClosed(): Promise<void> {
-    while (!this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
-  }
-
-  /** Reads audio events until audio-stop: the PCM and its declared format. */
-  async audio(): Promise<{ rate: number; width: number; channels: number; samples: number; bytes: Buffer }> {
-    const start = await this.next();
-    assert.equal(start.type, 'audio-start', JSON.stringify(start.data));
-    const parts: Buffer[] = [];
-    for (;;) {
-      const e = await this.next();
-      if (e.type === 'audio-stop') break;
-      assert.equal(e.type, 'audio-chunk');
-      assert.deepEqual({ rate: e.data.rate, width: e.data.width, channels: e.data.channels }, { rate: start.data.rate, width: 2, channels: 1 });
-      parts.push(Buffer.from(e.payload ?? new Uint8Array()));
-    }
-    const bytes = Buffer.concat(parts);
-    return { rate: start.data.rate as number, width: start.data.width as number, channels: start.data.channels as number, samples: bytes.length / 2, bytes };
-  }
-
-  close(): void {
-    this.socket.destroy();
+    super(port);
   }
 }
 

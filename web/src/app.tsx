@@ -14,6 +14,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { LexiconsPage } from './pages/lexicons.tsx';
 import { BooksPage } from './pages/books.tsx';
+import { HomeAssistantPage } from './pages/home-assistant.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { NaturalVoicesPage } from './pages/natural-voices.tsx';
 
@@ -25,6 +26,7 @@ const NAV = [
   { to: '/lexicons', label: 'Lexicons' },
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/home-assistant', label: 'Home Assistant' },
 ] as const;
 
 /** Operators (the first account, ADMIN_EMAILS) also install natural voices. */
@@ -45,6 +47,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/usage') return <UsagePage />;
   if (path === '/natural-voices') return <NaturalVoicesPage />;
+  if (path === '/home-assistant') return <HomeAssistantPage />;
   return <NotFoundPage />;
 }
 

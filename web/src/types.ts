@@ -4,3 +4,4 @@ export type { AudioFormat } from '../../client/index.ts';
 export type { Lexicon, LexiconRule, LexiconSummary } from '../../client/index.ts';
 export type { Job } from '../../client/index.ts';
 export type { CatalogEntry, InstalledVoice, InstallJob } from '../../client/index.ts';
+export type { WyomingStatus, SpeechWithTimestamps, WordTiming } from '../../client/index.ts';

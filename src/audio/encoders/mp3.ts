@@ -6,39 +6,39 @@ import { WebAssemblyApi } from '../../wasm/web-assembly.ts';
 import { buildInfoFrame, countMp3Frames, LAME_ENCODER_DELAY, parseMp3FrameHeader } from './mp3-info-tag.ts';
 import { concatBytes, EMPTY, type StreamEncoder } from './types.ts';
 
-const BITRATE_KBPS = 64;
-
 type WasmSource = Parameters<typeof createEncoder>[1];
 
 let wasmModule: Promise<WasmSource> | undefined;
 
 type Lame = Awaited<ReturnType<typeof createEncoder<'audio/mpeg'>>>;
-type Mp3Rate = 24000 | 22050 | 16000 | 44100 | 48000;
+type Mp3Rate = 24000 | 22050 | 16000 | 32000 | 44100 | 48000;
 /**
  * LAME instances whose stream has ended, already configured for the next one. A new stream otherwise paid
  * before its first audio for instantiating (0.2-10 ms, allocating its memory) and configuring (2 ms, LAME's
  * tables); configure() starts a fresh stream in the same instance, with the same output as a new one.
  */
-const idle: Array<{ lame: Lame; rate: Mp3Rate }> = [];
+const idle: Array<{ lame: Lame; rate: Mp3Rate; bitrate: number }> = [];
 // Enough for the streams a worker usually has going; a burst beyond it makes new ones, and drops them after.
 const MAX_IDLE = 4;
 
-const configure = (lame: Lame, sampleRate: Mp3Rate): void => lame.configure({ channels: 1, sampleRate, bitrate: BITRATE_KBPS });
+type Mp3Bitrate = Parameters<Lame['configure']>[0] extends { bitrate?: infer B } ? B : never;
+const configure = (lame: Lame, sampleRate: Mp3Rate, bitrate: number): void =>
+  lame.configure({ channels: 1, sampleRate, bitrate: bitrate as Mp3Bitrate });
 
-async function takeLame(rate: Mp3Rate): Promise<Lame> {
-  const i = idle.findIndex((e) => e.rate === rate);
+async function takeLame(rate: Mp3Rate, bitrate: number): Promise<Lame> {
+  const i = idle.findIndex((e) => e.rate === rate && e.bitrate === bitrate);
   if (i >= 0) return idle.splice(i, 1)[0].lame;
   const lame = await createEncoder('audio/mpeg', await lameModule());
-  configure(lame, rate);
+  configure(lame, rate, bitrate);
   return lame;
 }
 
 /** Readies a finished instance for the next stream, after this one's last bytes have gone out. */
-function giveBack(lame: Lame, rate: Mp3Rate): void {
+function giveBack(lame: Lame, rate: Mp3Rate, bitrate: number): void {
   if (idle.length >= MAX_IDLE) return;
   setImmediate(() => {
-    configure(lame, rate);
-    if (idle.length < MAX_IDLE) idle.push({ lame, rate });
+    configure(lame, rate, bitrate);
+    if (idle.length < MAX_IDLE) idle.push({ lame, rate, bitrate });
   });
 }
 
@@ -100,8 +100,8 @@ function lameModule(): Promise<WasmSource> {
  * honour it (ffmpeg, mpg123, browsers) return exactly the input length. A streamed Info frame could not
  * carry the count, and ffmpeg only skips a tag frame that has one: it would then play as extra silence.
  */
-export async function createMp3Encoder(sampleRate: Mp3Rate, buffered: boolean): Promise<StreamEncoder> {
-  const enc = await takeLame(sampleRate);
+export async function createMp3Encoder(sampleRate: Mp3Rate, buffered: boolean, bitrateKbps = 64): Promise<StreamEncoder> {
+  const enc = await takeLame(sampleRate, bitrateKbps);
   let ended = false;
   let inputSamples = 0;
   const held: Uint8Array[] = [];
@@ -127,7 +127,7 @@ export async function createMp3Encoder(sampleRate: Mp3Rate, buffered: boolean): 
       ended = true;
       const tail = emit(enc.finalize());
       // Only an instance that finished cleanly is used again (a throw above leaves it behind).
-      giveBack(enc, sampleRate);
+      giveBack(enc, sampleRate, bitrateKbps);
       if (!buffered) return tail;
       const audio = concatBytes(held);
       if (audio.length === 0) return audio;

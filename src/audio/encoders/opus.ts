@@ -13,7 +13,6 @@ const OPUS_SIGNAL_VOICE = 3001;
 const OPUS_GET_LOOKAHEAD = 4027;
 
 const FRAME_MS = 20;
-const BITRATE = 32000;
 // Measured with the wasm build: complexity 10 ~40x real time, 5 ~100x; for speech at 32 kbps the
 // difference is hard to hear, the CPU saved is not.
 const COMPLEXITY = 5;
@@ -50,9 +49,9 @@ function opusTags(): Uint8Array {
  * Ogg Opus, streamed page by page. The head carries the encoder's real lookahead as pre-skip, and the
  * last page's granule is cut back to the true length, so decoders drop both the priming and the padding.
  */
-export function createOpusEncoder(sampleRate: OpusRate): StreamEncoder {
+export function createOpusEncoder(sampleRate: OpusRate, bitrateKbps = 32): StreamEncoder {
   const enc = new Encoder({ channels: 1, sample_rate: sampleRate, application: 'audio' });
-  enc.ctl(OPUS_SET_BITRATE, BITRATE);
+  enc.ctl(OPUS_SET_BITRATE, bitrateKbps * 1000);
   enc.ctl(OPUS_SET_COMPLEXITY, COMPLEXITY);
   enc.ctl(OPUS_SET_SIGNAL, OPUS_SIGNAL_VOICE);
   const frame = (sampleRate * FRAME_MS) / 1000;

@@ -26,6 +26,8 @@ export interface EncoderOptions {
   sampleRate?: number;
   /** mulaw and alaw only: the bare G.711 bytes, without the WAV header (telephony APIs take them so). */
   headerless?: boolean;
+  /** mp3 and opus: the bitrate in kbit/s (CODEC_CHOICES); each codec's own by default. */
+  bitrate?: number;
 }
 
 export interface FormatInfo {

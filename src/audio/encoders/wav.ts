@@ -58,6 +58,31 @@ export function wavHeader(format: WavSampleFormat, sampleRate: number, dataBytes
   return new Uint8Array(h.buffer);
 }
 
+/**
+ * A streamed WAV whose whole length has become known (a cached answer replayed): the same bytes with the RIFF and
+ * data sizes filled in, so tools that trust the header (soxi, Python's wave) read it too. `parts` is the file in
+ * pieces, header first; an odd data length gets RIFF's pad byte as a last piece. Anything that is not a streamed
+ * WAV header is returned as it is.
+ */
+export function withKnownWavLength(parts: readonly Uint8Array[]): Uint8Array[] {
+  const first = parts[0];
+  if (!first || first.length < 44 || String.fromCharCode(...first.subarray(0, 4)) !== 'RIFF') return [...parts];
+  const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
+  if (view.getUint32(4, true) !== UNKNOWN) return [...parts];
+  // The data chunk follows `fmt ` (16 or 18 bytes) directly in the streamed header.
+  const fmtSize = view.getUint32(16, true);
+  const dataAt = 20 + fmtSize;
+  if (dataAt + 8 > first.length || String.fromCharCode(...first.subarray(dataAt, dataAt + 4)) !== 'data') return [...parts];
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const dataBytes = total - (dataAt + 8);
+  // A copy (not Buffer's slice, a view): the cached chunk itself stays as it was.
+  const header = new Uint8Array(first);
+  const fixed = new DataView(header.buffer);
+  fixed.setUint32(4, total - 8 + (dataBytes & 1), true);
+  fixed.setUint32(dataAt + 4, dataBytes, true);
+  return [header, ...parts.slice(1), ...(dataBytes & 1 ? [new Uint8Array(1)] : [])];
+}
+
 function samplesToBytes(format: WavSampleFormat, x: Float32Array): Uint8Array {
   const g711 = G711[format];
   return g711 === undefined ? int16Bytes(x) : float32ChannelsToBuffer([x], 8, g711);
@@ -79,21 +104,34 @@ export function createG711Encoder(format: 'mulaw' | 'alaw', sampleRate: number):
   };
 }
 
-export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean): StreamEncoder {
+/**
+ * The most audio a buffered WAV holds back to send whole with its real sizes: 8 MiB, about 3 minutes of 16-bit
+ * 24 kHz (17 minutes of G.711). A longer one turns into a stream there, with the open-ended header, so a request's
+ * memory stays bounded and its unread audio holds back its synthesis as any stream's does.
+ */
+export const WHOLE_WAV_MAX_BYTES = 8 * 1024 * 1024;
+
+export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean, wholeMaxBytes = WHOLE_WAV_MAX_BYTES): StreamEncoder {
   const contentType = 'audio/wav';
   if (buffered) {
-    const parts: Uint8Array[] = [];
+    let parts: Uint8Array[] | null = [];
     let bytes = 0;
     return {
       contentType,
       sampleRate,
       write(samples) {
         const b = samplesToBytes(format, samples);
+        if (parts === null) return b;
         parts.push(b);
         bytes += b.length;
-        return EMPTY;
+        if (bytes <= wholeMaxBytes) return EMPTY;
+        // Too long to hold: from here on a stream, starting with what was held.
+        const held = concatBytes([wavHeader(format, sampleRate, undefined), ...parts]);
+        parts = null;
+        return held;
       },
       end() {
+        if (parts === null) return EMPTY;
         // RIFF chunks are word-aligned; an odd G.711 byte count needs one pad byte after the data.
         const pad = bytes & 1 ? [new Uint8Array(1)] : [];
         return concatBytes([wavHeader(format, sampleRate, bytes), ...parts, ...pad]);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import type { KeyScope } from '../../schemas/api-keys.ts';
 import { enforce } from './rate-limit.ts';
+import { csrfMessage, originAllowed } from '../origin-policy.ts';
 import { scopesOf, type Principal } from '../types.ts';
 
 export const SESSION_COOKIE = 'vox_session';
@@ -86,7 +87,13 @@ function xiApiKey(request: FastifyRequest): string | null {
 /** Cookie-authenticated writes must come from our own origin; Bearer requests cannot be forged by a page. */
 export function checkOrigin(app: FastifyInstance, request: FastifyRequest): void {
   if (SAFE_METHODS.has(request.method)) return;
-  if (request.headers.origin !== app.config.publicOrigin) throw new AppError('csrf');
+  requireOwnOrigin(app, request);
+}
+
+/** The origin rule (origin-policy.ts) for any method: a WebSocket upgrade is a GET that opens a channel that writes. */
+export function requireOwnOrigin(app: FastifyInstance, request: FastifyRequest): void {
+  const { origin } = request.headers;
+  if (!originAllowed(app.config, origin, request.host)) throw new AppError('csrf', csrfMessage(app.config, origin));
 }
 
 /** preHandler for routes marked "required" in the spec. */

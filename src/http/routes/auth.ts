@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { LoginBody, Message, SessionResponse, VerifyBody, VerifyResponse } from '../../schemas/auth.ts';
@@ -6,8 +6,16 @@ import { sha256Hex } from '../../accounts/secrets.ts';
 import { normalizeEmail, SignInMailError } from '../../accounts/sign-in.ts';
 import { checkOrigin, sessionCookieName } from '../plugins/auth.ts';
 import { enforce } from '../plugins/rate-limit.ts';
+import { ownAddressBase } from '../origin-policy.ts';
 
 const HOUR = 3_600_000;
+
+/** Without PUBLIC_URL, the link leads back to the address the person asked from (see origin-policy.ts). */
+function linkBase(app: FastifyInstance, request: FastifyRequest): string | null {
+  const { socket } = request.raw;
+  const scheme = request.protocol === 'https' ? 'https:' : 'http:';
+  return ownAddressBase(app.config, { host: request.host, scheme, localAddress: socket.localAddress, localPort: socket.localPort });
+}
 
 export async function authRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -35,7 +43,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       if (!email) throw new AppError('validation', 'email must be a valid e-mail address');
       await enforce(app, reply, `login:addr:${sha256Hex(email)}`, app.config.loginAddressLimitPerHour, HOUR, 'login-address');
       try {
-        await signIn.requestSignIn(email);
+        await signIn.requestSignIn(email, linkBase(app, request));
       } catch (err) {
         if (!(err instanceof SignInMailError)) throw err;
         request.log.error({ err: { message: err.reason } }, 'sending the sign-in mail failed');

@@ -2,9 +2,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { htmlResponse } from '../plugins/openapi.ts';
+import { originAllowed } from '../origin-policy.ts';
 
 /** The Vite build of `web/` (see `npm run build:web`); its file names under assets/ carry content hashes. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
@@ -40,8 +41,8 @@ export function dashboardConfig(config: Readonly<Config>, cwd = process.cwd()): 
  * Self only. Audio the app makes (speech results, recordings) plays from blob: URLs; the WebSocket stream is
  * same-origin, listed explicitly for browsers whose 'self' does not cover ws:.
  */
-export function contentSecurityPolicy(publicUrl: URL): string {
-  const ws = `${publicUrl.protocol === 'https:' ? 'wss' : 'ws'}://${publicUrl.host}`;
+export function contentSecurityPolicy(publicUrl: URL, host?: string): string {
+  const ws = `${publicUrl.protocol === 'https:' ? 'wss' : 'ws'}://${host ?? publicUrl.host}`;
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -80,6 +81,12 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
   const assets = resolve(root, 'assets');
   const settings = dashboardConfig(app.config);
   const csp = contentSecurityPolicy(app.config.publicUrl);
+  // Without PUBLIC_URL the app is also served on the host's own addresses (origin-policy.ts): its stream there.
+  const cspFor = (request: FastifyRequest): string => {
+    const { host } = request;
+    if (app.config.publicUrlSet || !originAllowed(app.config, `http://${host}`, host)) return csp;
+    return contentSecurityPolicy(app.config.publicUrl, host);
+  };
 
   if (existsSync(assets)) {
     await app.register(fastifyStatic, {
@@ -96,12 +103,12 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
     app.log.info({ root }, 'dashboard not built (npm run build:web); serving the API only');
   }
 
-  const sendIndex = (reply: FastifyReply) => {
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply) => {
     const index = resolve(root, 'index.html');
     reply.header('Cache-Control', 'no-cache').header('X-Content-Type-Options', 'nosniff');
     if (!existsSync(index)) return reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT);
     return reply
-      .header('Content-Security-Policy', csp)
+      .header('Content-Security-Policy', cspFor(request))
       .header('Referrer-Policy', 'same-origin')
       .header('X-Frame-Options', 'DENY')
       .type('text/html; charset=utf-8')
@@ -113,7 +120,7 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
     description: 'The web app (sign in, keys, voices, playground). Its client routes are served the same page.',
     response: { 200: htmlResponse('HTML page') },
   };
-  app.get('/', { schema }, async (_request, reply) => sendIndex(reply));
+  app.get('/', { schema }, async (request, reply) => sendIndex(request, reply));
 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0];
@@ -129,6 +136,6 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
       const type = name.endsWith('.svg') ? 'image/svg+xml' : name.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
       return reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type(type).send(readFileSync(file));
     }
-    return sendIndex(reply);
+    return sendIndex(request, reply);
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import {
@@ -18,8 +18,8 @@ import type { Voice } from '../../voices/voice.ts';
 const TAG = 'ElevenLabs compatible';
 const CATEGORY = { builtin: 'premade', clone: 'cloned', breed: 'generated' } as const;
 
-/** One of our voices in their shape: what their clients show in a voice picker. */
-function toElevenLabsVoice(v: Voice): ElevenLabsVoiceShape {
+/** One of our voices in their shape: what their clients show in a voice picker; `base` is where its preview is. */
+function toElevenLabsVoice(v: Voice, base: string): ElevenLabsVoiceShape {
   // Our first tag is the accent or region word ("American", "Scottish") where the catalog knows one.
   const accent = v.tags[0]?.toLowerCase();
   return {
@@ -28,7 +28,8 @@ function toElevenLabsVoice(v: Voice): ElevenLabsVoiceShape {
     category: CATEGORY[v.source],
     description: v.description,
     labels: { gender: v.gender, language: v.language, engine: v.engine, ...(accent ? { accent } : {}) },
-    preview_url: null,
+    // The fixed preview line, fetched with the same key (it is not billed).
+    preview_url: `${base}/api/voices/${encodeURIComponent(v.id)}/preview`,
     available_for_tiers: [],
   };
 }
@@ -41,11 +42,14 @@ function toElevenLabsVoice(v: Voice): ElevenLabsVoiceShape {
 export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { voices } = app.services;
+  // PUBLIC_URL when set; otherwise the address the client reached us on.
+  const baseOf = (request: FastifyRequest): string =>
+    app.config.publicUrlSet ? app.config.publicUrl.href.replace(/\/$/, '') : `${request.protocol}://${request.host}`;
 
   r.get(
     '/v1/voices',
     { schema: { summary: 'List voices (ElevenLabs shape)', tags: [TAG], response: { 200: ElevenLabsVoiceList } } },
-    async (request) => ({ voices: (await voices.list({}, request.principal?.userId ?? null)).map(toElevenLabsVoice) }),
+    async (request) => ({ voices: (await voices.list({}, request.principal?.userId ?? null)).map((v) => toElevenLabsVoice(v, baseOf(request))) }),
   );
 
   r.get(
@@ -54,7 +58,7 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
     async (request) => {
       const voice = await voices.resolve(request.params.voice_id, request.principal?.userId ?? null);
       if (!voice) throw new AppError('voice_not_found', `No voice "${request.params.voice_id.slice(0, 100)}"`);
-      return toElevenLabsVoice(voice);
+      return toElevenLabsVoice(voice, baseOf(request));
     },
   );
 
@@ -79,7 +83,7 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
       // The page token is the offset of the next page: the list is computed afresh for every page.
       const start = token === undefined ? 0 : /^\d{1,9}$/.test(token) ? Number(token) : -1;
       if (start < 0) throw new AppError('validation', 'next_page_token must be a token from a previous page');
-      const found = (q === '' ? await voices.list({}, viewer) : await voices.search(q, viewer)).map(toElevenLabsVoice);
+      const found = (q === '' ? await voices.list({}, viewer) : await voices.search(q, viewer)).map((v) => toElevenLabsVoice(v, baseOf(request)));
       const matching = category === undefined ? found : found.filter((v) => v.category === category);
       const page = matching.slice(start, start + pageSize);
       const next = start + page.length;

@@ -53,6 +53,7 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
         speed: body.voice_settings?.speed,
         format: output.format,
         ...(output.sampleRate ? { sampleRate: output.sampleRate } : {}),
+        ...(output.codec ? { codec: output.codec } : {}),
         ...(output.headerless ? { headerless: true } : {}),
         door: 'elevenlabs',
         download,

@@ -3,12 +3,24 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { DEFAULT_SPEECH_FORMAT, OPENAI_VOICE_NAMES, OpenAiSpeechBody, SPEECH_FORMATS, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
 import type { Speech } from '../../speech/speech-service.ts';
-import { AudioModelList, AudioVoiceList, OPENAI_SPEECH_MODELS, OpenAiModelList } from '../../schemas/openai.ts';
+import { Type } from '@sinclair/typebox';
+import { AudioModelList, AudioVoiceList, ModelParams, OPENAI_SPEECH_MODELS, OpenAiModel, OpenAiModelList } from '../../schemas/openai.ts';
+import { ElevenLabsModelList, type ElevenLabsModel } from '../../schemas/elevenlabs.ts';
+import { XI_API_KEY_HEADER } from '../plugins/auth.ts';
 import { speedFromInstructions } from '../../speech/openai-instructions.ts';
 import { voiceLabels } from '../../voices/labels.ts';
 import { acceptedLanguages } from '../../voices/order.ts';
 import { audioResponse } from '../plugins/openapi.ts';
 import { hangUpSignal, sendAudio, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+
+/** A language's English name, or its code when ICU has none. */
+function languageName(names: Intl.DisplayNames, code: string): string {
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
 
 function withEventStream(response: Record<string, unknown>): Record<string, unknown> {
   const content = response.content as Record<string, unknown>;
@@ -40,19 +52,79 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
   // Public, like /api/voices: Open WebUI asks for these lists without a key.
   const listOptions = { config: { rateLimit: 'api' } } as const;
 
+  const model = (id: string): OpenAiModel => ({ id, object: 'model', created, owned_by: 'voxsmith' });
+
   r.get(
     '/v1/models',
     {
       ...listOptions,
       schema: {
-        summary: 'List models (OpenAI compatible)',
-        description: 'Public. Every value `model` takes on /v1/audio/speech: OpenAI’s speech model names and the ids of our engines that have voices.',
-        tags: ['OpenAI compatible'],
-        response: { 200: OpenAiModelList },
+        summary: 'List models (OpenAI and ElevenLabs compatible)',
+        description:
+          'Public. OpenAI’s shape: every value `model` takes on /v1/audio/speech (OpenAI’s speech model names and the ids of our engines ' +
+          'that have voices). With an `xi-api-key` header (an ElevenLabs client), their shape instead: a JSON array of our engines, ' +
+          'each with the languages its voices speak.',
+        tags: ['OpenAI compatible', 'ElevenLabs compatible'],
+        response: { 200: Type.Union([OpenAiModelList, ElevenLabsModelList]) },
       },
     },
-    async () => ({ object: 'list' as const, data: (await modelIds()).map((id) => ({ id, object: 'model' as const, created, owned_by: 'voxsmith' })) }),
+    async (request) => {
+      if (request.headers[XI_API_KEY_HEADER] !== undefined && request.headers.authorization === undefined) return elevenLabsModels();
+      return { object: 'list' as const, data: (await modelIds()).map(model) };
+    },
   );
+
+  r.get(
+    '/v1/models/:model',
+    {
+      ...listOptions,
+      schema: {
+        summary: 'One model (OpenAI compatible)',
+        description: 'Public. A value of /v1/models (the OpenAI SDK’s `models.retrieve`); an unknown one is 404.',
+        tags: ['OpenAI compatible'],
+        params: ModelParams,
+        response: { 200: OpenAiModel },
+      },
+    },
+    async (request) => {
+      const id = request.params.model;
+      if (!(await modelIds()).includes(id)) throw new AppError('not_found', `No model "${id.slice(0, 100)}": GET /v1/models lists them`);
+      return model(id);
+    },
+  );
+
+  /** Our engines as ElevenLabs models: what their SDK's models.list() reads. */
+  const elevenLabsModels = async (): Promise<ElevenLabsModel[]> => {
+    const all = await voices.list({}, null);
+    const names = new Intl.DisplayNames(['en'], { type: 'language' });
+    const { maxTextChars } = app.config;
+    return speech.engineIds().flatMap((engine) => {
+      const spoken = all.filter((v) => v.engine === engine);
+      if (spoken.length === 0) return [];
+      const codes = [...new Set(spoken.map((v) => v.language.split('-')[0].toLowerCase()))].sort();
+      return [
+        {
+          model_id: engine,
+          name: `Voxsmith ${engine}`,
+          description: `The ${engine} engine: ${spoken.length} voices in ${codes.length} languages. Pick the voice; model_id is accepted and ignored.`,
+          can_be_finetuned: false,
+          can_do_text_to_speech: true,
+          can_do_voice_conversion: false,
+          can_use_style: false,
+          can_use_speaker_boost: false,
+          serves_pro_voices: false,
+          token_cost_factor: 1,
+          requires_alpha_access: false,
+          max_characters_request_free_user: maxTextChars,
+          max_characters_request_subscribed_user: maxTextChars,
+          maximum_text_length_per_request: maxTextChars,
+          languages: codes.map((code) => ({ language_id: code, name: languageName(names, code) })),
+          model_rates: { character_cost_multiplier: 1 },
+          concurrency_group: 'standard',
+        },
+      ];
+    });
+  };
 
   r.get(
     '/v1/audio/models',

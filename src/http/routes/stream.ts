@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { AppError } from '../../errors.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
-import { checkScope, resolvePrincipal } from '../plugins/auth.ts';
+import { checkScope, requireOwnOrigin, resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, StreamConnection, type StreamLimits } from '../stream/connection.ts';
 import { OpenStreams } from '../stream/open-streams.ts';
 import { STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
@@ -35,7 +35,7 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
     if (!request.principal) throw new AppError('unauthorized', 'Pass an API key as ?token=<key>, as a subprotocol, or sign in');
     if (request.principal.via === 'session') {
       // A WebSocket upgrade is a GET, but it opens a channel that writes: apply the origin rule anyway.
-      if (request.headers.origin !== app.config.publicOrigin) throw new AppError('csrf');
+      requireOwnOrigin(app, request);
     }
     checkScope(request.principal, 'speech');
     await enforceApiLimit(app, reply, request.principal, request.ip);

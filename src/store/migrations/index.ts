@@ -5,6 +5,7 @@ import * as oneLinkPerAddress from './003-one-link-per-address.ts';
 import * as lexicons from './004-lexicons.ts';
 import * as keyScopes from './005-key-scopes.ts';
 import * as jobs from './007-jobs.ts';
+import * as wyoming from './008-wyoming.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-lexicons': lexicons,
   '005-key-scopes': keyScopes,
   '007-jobs': jobs,
+  '008-wyoming': wyoming,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -41,7 +41,8 @@ await writeFile('hello.mp3', Buffer.from(await speech.arrayBuffer()));`,
     {
       id: 'voxsmith',
       label: 'Voxsmith SDK',
-      code: `import { VoxsmithClient } from '@voxsmith/client';
+      code: `// npm install ${origin}/sdk/voxsmith-client.tgz
+import { VoxsmithClient } from '@voxsmith/client';
 import { writeFile } from 'node:fs/promises';
 
 const vox = new VoxsmithClient({ baseUrl: '${origin}', apiKey: '${key}' });

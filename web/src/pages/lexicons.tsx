@@ -8,7 +8,8 @@ import type { PlayState } from '../components/play-button.tsx';
 import { VoiceSelect } from '../components/voice-select.tsx';
 import { useFailure } from '../session.ts';
 import { useLoadedList } from '../loaded-list.ts';
-import type { Lexicon, LexiconRule } from '../types.ts';
+import { navigate, useLocation } from '../router.tsx';
+import type { Lexicon, LexiconRule, Voice } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
 type Kind = 'alias' | 'phoneme';
@@ -31,6 +32,15 @@ function toRule(d: Draft): LexiconRule {
 function toDraft(r: LexiconRule): Draft {
   if (r.alias !== undefined) return { grapheme: r.grapheme, kind: 'alias', value: r.alias, alphabet: 'ipa' };
   return { grapheme: r.grapheme, kind: 'phoneme', value: r.phoneme ?? '', alphabet: r.alphabet ?? 'ipa' };
+}
+
+/** The engines that speak a phoneme rule's phonemes; flite says the written word (docs/api.md, Lexicons). */
+const PHONEME_ENGINES: ReadonlySet<string> = new Set(['espeak', 'piper', 'kokoro']);
+/** A voice that says phoneme rules: a natural English one if installed, else espeak's American English. */
+function phonemeVoice(voices: readonly Voice[] | null): string {
+  const english = (voices ?? []).filter((v) => PHONEME_ENGINES.has(v.engine) && v.language.toLowerCase().startsWith('en'));
+  const natural = english.find((v) => v.engine !== 'espeak');
+  return (natural ?? english.find((v) => v.language === 'en-US') ?? english[0])?.id ?? 'default';
 }
 
 // One "hear it" at a time on the page.
@@ -60,7 +70,7 @@ function HearIt({ lexicon, rule, voiceId }: { lexicon: string; rule: LexiconRule
 
   return (
     <span className="play">
-      <button type="button" className="play-button" data-state={state} aria-busy={state === 'loading'} disabled={state === 'loading'} onClick={() => void play()} aria-label={`Hear “${rule.grapheme}”`}>
+      <button type="button" className="play-button" data-state={state} aria-busy={state === 'loading'} disabled={state === 'loading'} onClick={() => void play()} aria-label={`Hear it: “${rule.grapheme}”`}>
         <span aria-hidden="true">▶</span> Hear it
       </button>
       <InlineError>{error}</InlineError>
@@ -136,7 +146,7 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [editing, setEditing] = useState<number | null>(null);
-  const [voiceId, setVoiceId] = useState('default');
+  const [chosenVoice, setVoiceId] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleting, setDeleting] = useState(false);
 
@@ -192,6 +202,12 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
   if (!lexicon) return error ? <ErrorText>{error}</ErrorText> : <p>Loading…</p>;
   const rules = lexicon.rules;
   const swallow = () => undefined;
+  const hasPhonemes = rules.some((r) => r.phoneme !== undefined);
+  // Until one is chosen: with phoneme rules, a voice that says them; else the default voice.
+  const voiceId = chosenVoice ?? (hasPhonemes ? phonemeVoice(voices.voices) : 'default');
+  // "default" is whatever the server makes it: only a named voice can be judged.
+  const voice = voices.voices?.find((v) => v.id === voiceId);
+  const aliasOnly = hasPhonemes && voice !== undefined && !PHONEME_ENGINES.has(voice.engine);
 
   return (
     <section className="card" aria-labelledby="lexicon-heading">
@@ -207,6 +223,12 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
         </button>
       </div>
       <VoiceSelect id="lexicon-voice" label="Voice for “Hear it”" voices={voices.voices} value={voiceId} onChange={setVoiceId} allowDefault />
+      {aliasOnly ? (
+        <p className="hint" data-testid="alias-only">
+          {voice?.name} ({voice?.engine}) takes only the “say as” (alias) rules: it says phoneme rules as they are written. To hear those, choose an espeak,
+          Piper or Kokoro voice.
+        </p>
+      ) : null}
       <table className="rules">
         <caption className="visually-hidden">Rules of {lexicon.name}</caption>
         <thead>
@@ -285,7 +307,10 @@ const listLexicons = () => api.listLexicons();
 export function LexiconsPage() {
   const fail = useFailure();
   const { list, error: listError, reload: load } = useLoadedList(listLexicons);
-  const [selected, setSelected] = useState<string | null>(null);
+  // The open lexicon lives in the address (?lexicon=name): a reload, a bookmark or the back button keeps it.
+  const { query } = useLocation();
+  const selected = query.get('lexicon');
+  const setSelected = (next: string | null) => navigate(next ? `/lexicons?lexicon=${encodeURIComponent(next)}` : '/lexicons', { replace: true });
   const [name, setName] = useState('');
   const [createError, setCreateError] = useState<string | null>(null);
   const [importError, setImportError] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { speakBlob } from '../api.ts';
+import { api } from '../api.ts';
 import { pcmBlobToWav } from '../audio/pcm.ts';
 import { appConfig } from '../config.ts';
 import { ErrorText, StatusText } from '../components/feedback.tsx';
@@ -11,8 +11,8 @@ import { previewText } from '../previews.ts';
 import { useLocation } from '../router.tsx';
 import { useFailure } from '../session.ts';
 import { startStream, type StreamProgress } from '../live-stream.ts';
-import { SPEECH_FORMATS, SPEED_MAX, SPEED_MIN, STREAM_SAMPLE_RATE } from '../../../client/index.ts';
-import type { AudioFormat } from '../types.ts';
+import { SPEECH_FORMATS, SPEED_MAX, SPEED_MIN } from '../../../client/index.ts';
+import type { AudioFormat, WordTiming } from '../types.ts';
 import { useVoices } from '../voices-store.ts';
 
 const FORMAT_LABELS: Record<AudioFormat, string> = {
@@ -26,6 +26,64 @@ const FORMAT_LABELS: Record<AudioFormat, string> = {
 };
 const EXTENSIONS: Record<AudioFormat, string> = { mp3: 'mp3', wav: 'wav', opus: 'ogg', flac: 'flac', pcm: 'pcm', mulaw: 'wav', alaw: 'wav' };
 const DEFAULT_TEXT = 'Hello! This is Voxsmith, speech synthesis running on your own server.';
+/** What the SSML switch offers to start from: a pause, emphasis, a spelled-out word, a slower phrase, a mark. */
+const SSML_EXAMPLE = `<speak>
+  Hello! <break time="400ms"/> This is <emphasis>Voxsmith</emphasis>.
+  <say-as interpret-as="characters">SSML</say-as> sets pauses,
+  <prosody rate="slow">the pace</prosody>, and how words are read: <say-as interpret-as="date" format="mdy">3/14/2025</say-as>.
+  <mark name="end"/>
+</speak>`;
+
+/** English function words: a text where they are frequent is English (no other language shares many of them). */
+const ENGLISH_WORDS = new Set(
+  'the a an and or but of to in on at for with from by is are was were be been it this that these those you your we our they their he she his her i my me not no yes do does did have has had will would can could should there here what which who how'.split(' '),
+);
+
+/** Whether the text reads as English: a fair share of its words are English function words. */
+function looksEnglish(text: string): boolean {
+  const words = text.toLowerCase().match(/[a-z']+/g) ?? [];
+  if (words.length === 0) return false;
+  const common = words.filter((w) => ENGLISH_WORDS.has(w)).length;
+  return common >= Math.max(1, words.length * 0.15);
+}
+
+/** The sample-line offer makes sense unless the text is that language's line, or is already English for an English voice. */
+function offersSample(text: string, voice: { language: string }): boolean {
+  if (text.trim() === previewText(voice)) return false;
+  return !(voice.language.toLowerCase().startsWith('en') && looksEnglish(text));
+}
+
+/** The text with each timed word wrapped, the one being spoken marked: offsets index the text as sent. */
+function SpokenText({ text, words, current }: { text: string; words: readonly WordTiming[]; current: number }) {
+  const parts: Array<string | { word: WordTiming; i: number }> = [];
+  let at = 0;
+  words.forEach((word, i) => {
+    if (word.offset < at || word.offset + word.length > text.length) return;
+    if (word.offset > at) parts.push(text.slice(at, word.offset));
+    parts.push({ word, i });
+    at = word.offset + word.length;
+  });
+  if (at < text.length) parts.push(text.slice(at));
+  return (
+    <p className="spoken-text" data-testid="spoken-text">
+      {parts.map((part, k) =>
+        typeof part === 'string' ? (
+          part
+        ) : (
+          <mark key={k} className={part.i === current ? 'current' : undefined} data-word={part.i} aria-current={part.i === current ? 'true' : undefined}>
+            {text.slice(part.word.offset, part.word.offset + part.word.length)}
+          </mark>
+        ),
+      )}
+    </p>
+  );
+}
+
+/** The index of the word being spoken at `time` (seconds), or -1 between words and outside them. */
+function wordAt(words: readonly WordTiming[], time: number): number {
+  for (let i = 0; i < words.length; i++) if (time >= words[i].start && time < Math.max(words[i].end, words[i].start + 0.05)) return i;
+  return -1;
+}
 
 interface Result {
   url: string;
@@ -33,6 +91,26 @@ interface Result {
   format: AudioFormat;
   size: number;
   ms: number;
+  /** The text as sent, and its words' times in the audio. */
+  text: string;
+  words: WordTiming[];
+}
+
+const MIME: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  opus: 'audio/ogg',
+  flac: 'audio/flac',
+  pcm: 'audio/pcm',
+  mulaw: 'audio/wav',
+  alaw: 'audio/wav',
+};
+
+function base64Blob(base64: string, type: string): Blob {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new Blob([bytes], { type });
 }
 
 export function PlaygroundPage() {
@@ -43,6 +121,8 @@ export function PlaygroundPage() {
   const [voiceId, setVoiceId] = useState(query.get('voice') ?? 'default');
   const [speed, setSpeed] = useState(1);
   const [format, setFormat] = useState<AudioFormat>('mp3');
+  const [ssml, setSsml] = useState(false);
+  const [currentWord, setCurrentWord] = useState(-1);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Result | null>(null);
@@ -88,11 +168,14 @@ export function PlaygroundPage() {
     setBusy(true);
     const started = performance.now();
     try {
-      const blob = await speakBlob({ text, voice_id: voiceId, speed, format });
+      // With its word timings, so the words light up as they are spoken.
+      const spoken = await api.speakWithTimestamps({ text, voice_id: voiceId, speed, format, ...(ssml ? { text_type: 'ssml' as const } : {}) });
+      const blob = base64Blob(spoken.audio, MIME[format]);
       const url = URL.createObjectURL(blob);
       // Raw PCM has no header for a player to read; play a WAV-wrapped copy, download the raw bytes.
-      const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, STREAM_SAMPLE_RATE)) : url;
-      setResult({ url, playUrl, format, size: blob.size, ms: performance.now() - started });
+      const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, spoken.sample_rate)) : url;
+      setCurrentWord(-1);
+      setResult({ url, playUrl, format, size: blob.size, ms: performance.now() - started, text, words: spoken.words });
     } catch (err) {
       setError(fail(err));
     } finally {
@@ -104,6 +187,31 @@ export function PlaygroundPage() {
     if (result && audio.current) void audio.current.play().catch(() => undefined);
   }, [result]);
 
+  // Follows playback frame by frame (timeupdate fires only ~4 times a second, too seldom for words).
+  useEffect(() => {
+    const element = audio.current;
+    if (!result || !element || result.words.length === 0) return;
+    let frame = 0;
+    const tick = () => {
+      setCurrentWord(element.ended ? -1 : wordAt(result.words, element.currentTime));
+      if (!element.paused && !element.ended) frame = requestAnimationFrame(tick);
+    };
+    const start = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(tick);
+    };
+    element.addEventListener('play', start);
+    element.addEventListener('seeked', tick);
+    element.addEventListener('ended', tick);
+    if (!element.paused) start();
+    return () => {
+      cancelAnimationFrame(frame);
+      element.removeEventListener('play', start);
+      element.removeEventListener('seeked', tick);
+      element.removeEventListener('ended', tick);
+    };
+  }, [result]);
+
   function toggleStream() {
     if (streaming) {
       streamHandle.current?.cancel();
@@ -111,15 +219,29 @@ export function PlaygroundPage() {
     }
     setError(null);
     audio.current?.pause();
-    streamHandle.current = startStream({ text, voice_id: voiceId, speed }, setStream);
+    streamHandle.current = startStream({ text, voice_id: voiceId, speed, ...(ssml ? { text_type: 'ssml' as const } : {}) }, setStream);
   }
 
   return (
     <Page title="Playground" intro="Type something, pick a voice, and listen. “Speak” makes a file; “Stream” plays it live as it is synthesized.">
       <NaturalVoicesHint />
       <form className="card playground" onSubmit={(e) => void speak(e)}>
+        <div className="ssml-row">
+          <label htmlFor="pg-ssml">
+            <input id="pg-ssml" type="checkbox" checked={ssml} onChange={(e) => setSsml(e.target.checked)} aria-describedby="pg-ssml-help" />
+            SSML
+          </label>
+          {ssml ? (
+            <button type="button" className="link" onClick={() => setText(SSML_EXAMPLE)}>
+              Use an SSML example
+            </button>
+          ) : null}
+          <small id="pg-ssml-help">
+            {ssml ? 'The text is SSML markup: <break>, <prosody>, <say-as>, <emphasis>, <sub>, <phoneme>, <mark>.' : 'Plain text (a <break time="1s"/> still pauses).'}
+          </small>
+        </div>
         <div className="field">
-          <label htmlFor="pg-text">Text</label>
+          <label htmlFor="pg-text">{ssml ? 'SSML' : 'Text'}</label>
           <textarea
             id="pg-text"
             rows={5}
@@ -155,9 +277,11 @@ export function PlaygroundPage() {
         {chosen ? (
           <p className="hint">
             {chosen.name} speaks {chosen.language_name}.{' '}
-            <button type="button" className="link" onClick={() => setText(previewText(chosen))}>
-              Use a sample line in {chosen.language_name}
-            </button>
+            {offersSample(text, chosen) ? (
+              <button type="button" className="link" onClick={() => setText(previewText(chosen))}>
+                Use a sample line in {chosen.language_name}
+              </button>
+            ) : null}
           </p>
         ) : null}
         <div className="actions">
@@ -188,6 +312,7 @@ export function PlaygroundPage() {
           <audio ref={audio} controls src={result.playUrl} data-testid="speak-audio">
             Your browser cannot play this format; download it instead.
           </audio>
+          {result.words.length > 0 ? <SpokenText text={result.text} words={result.words} current={currentWord} /> : null}
           <p className="meta">
             {FORMAT_LABELS[result.format]} · {bytes(result.size)} · ready in {Math.round(result.ms)} ms
           </p>
