@@ -1,4 +1,4 @@
-// Generates src/voices/forge-calibration.json: how each built-in voice sounds (measured on the forge's fit
+// Generates src/forge/forge-calibration.json: how each built-in voice sounds (measured on the forge's fit
 // text) and how the engines' pitch controls move the heard pitch. The voice forge maps genomes onto
 // engine controls with it. Run again after changing an engine, the catalog or the fit texts:
 //   node --import tsx scripts/gen-forge-calibration.ts
@@ -11,12 +11,12 @@ import { createSynthesizer, type Synthesizer } from '../src/synth/synthesizer.ts
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
 import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/voices/calibration.ts';
-import { fitTextDigest, fitTextFor } from '../src/voices/fit-text.ts';
-import { renderPcm, RENDER_RATE } from '../src/voices/render.ts';
-import { measureSpeaker, type SpeakerFeatures } from '../src/voices/speaker-features.ts';
+import { fitTextDigest, fitTextFor } from '../src/forge/fit-text.ts';
+import { renderPcm, RENDER_RATE } from '../src/forge/render.ts';
+import { measureSpeaker, type SpeakerFeatures } from '../src/forge/speaker-features.ts';
 import { loadEspeakPitchLines } from './lib/espeak-pitch-line.ts';
 
-const OUT = fileURLToPath(new URL('../src/voices/forge-calibration.json', import.meta.url));
+const OUT = fileURLToPath(new URL('../src/forge/forge-calibration.json', import.meta.url));
 const ENGLISH = fitTextFor('en');
 
 async function measure(synth: Synthesizer, spec: VoiceSpec, text: string): Promise<SpeakerFeatures> {

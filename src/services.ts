@@ -16,7 +16,7 @@ import type { WyomingLink } from './wyoming/link.ts';
 import type { SharedState } from './store/shared-state/shared-state.ts';
 import type { Synthesizer } from './synth/synthesizer.ts';
 import type { VoiceLibrary } from './voices/library.ts';
-import type { VoiceForge } from './voices/forge.ts';
+import type { VoiceForge } from './forge/forge.ts';
 import type { DbVoiceStore } from './voices/owned-store.ts';
 import type { VoiceInstalls } from './voices/install/voice-installs.ts';
 import type { VoicesDirWatch } from './voices/voices-dir-watch.ts';

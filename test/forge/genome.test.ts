@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { breedGenomes, seededRandom } from '../../src/voices/breed.ts';
+import { breedGenomes, seededRandom } from '../../src/forge/breed.ts';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { CALIBRATION, calibrationOf } from '../../src/voices/calibration.ts';
-import { cloneCandidates, nearestBase } from '../../src/voices/clone.ts';
-import { fitTextDigest } from '../../src/voices/fit-text.ts';
+import { cloneCandidates, nearestBase } from '../../src/forge/clone.ts';
+import { fitTextDigest } from '../../src/forge/fit-text.ts';
 import {
   GENE_NAMES,
   GENES,
@@ -15,7 +15,7 @@ import {
   GenomeError,
   parseGenome,
   type VoiceGenome,
-} from '../../src/voices/genome.ts';
+} from '../../src/forge/genome.ts';
 
 function builtinGenome(id: string): VoiceGenome {
   const v = getBuiltinVoice(id);

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeUpload } from '../../src/audio/decode.ts';
-import { measureSpeaker, type SpeakerFeatures } from '../../src/voices/speaker-features.ts';
+import { measureSpeaker, type SpeakerFeatures } from '../../src/forge/speaker-features.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 function has(cmd: string, arg: string): boolean {

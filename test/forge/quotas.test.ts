@@ -3,7 +3,7 @@
 // exactly the cap, on SQLite and PostgreSQL), and the analysis queue is bounded (503 busy with Retry-After).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_WAITING_UPLOADS } from '../../src/voices/forge-pool.ts';
+import { MAX_WAITING_UPLOADS } from '../../src/forge/forge-pool.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
 import { pcm16Wav } from '../audio/signals.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { BreedBody, CloneUpload, ForgedVoice, MAX_UPLOAD_BYTES } from '../../schemas/forge.ts';
-import { toOwnedPublicVoice } from '../../voices/forge.ts';
+import { toOwnedPublicVoice } from '../../forge/forge.ts';
 import { requireScope } from '../plugins/auth.ts';
 
 const MULTIPART_LIMITS = {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { VoiceDeleted, VoiceParams, VoiceResponse } from '../../schemas/voices.ts';
-import { toOwnedPublicVoice } from '../../voices/forge.ts';
+import { toOwnedPublicVoice } from '../../forge/forge.ts';
 import { toPublicVoice } from '../../voices/voice.ts';
 import { DEFAULT_VOICE_ALIAS } from '../../voices/builtin.ts';
 import { requireScope } from '../plugins/auth.ts';

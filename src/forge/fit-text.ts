@@ -2,7 +2,7 @@
 // a clone's fit). Fixed, so that measurements of different voices compare; varied in its sounds and
 // phrasing, so that the syllable rate measured on it is close to that of ordinary speech.
 import { createHash } from 'node:crypto';
-import { matchesLanguage } from './filter.ts';
+import { matchesLanguage } from '../voices/filter.ts';
 
 const ENGLISH =
   'Every morning the baker opens his little shop before the sun comes up. ' +

@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { STYLE_DIM } from '../synth/engines/kokoro/voices-file.ts';
 import type { StyleMix, VoiceSpec } from '../synth/voice-spec.ts';
 import { seededRandom } from './breed.ts';
-import type { Gender, JsonValue, Voice } from './voice.ts';
+import type { Gender, JsonValue, Voice } from '../voices/voice.ts';
 
 export const STYLE_GENOME_VERSION = 1;
 

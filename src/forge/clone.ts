@@ -1,15 +1,15 @@
 // Cloning: pick the built-in voice nearest to a measured speaker, then fit the continuous genes by
 // analysis by synthesis (render the fit text, measure, adjust) until the clone measures like the sample.
 import type { Synthesizer } from '../synth/synthesizer.ts';
-import { BUILTIN_VOICES } from './builtin.ts';
-import { calibrationOf } from './calibration.ts';
-import { matchesLanguage } from './filter.ts';
+import { BUILTIN_VOICES } from '../voices/builtin.ts';
+import { calibrationOf } from '../voices/calibration.ts';
+import { matchesLanguage } from '../voices/filter.ts';
 import { fitTextFor, heldOutTextFor } from './fit-text.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
 import { clampGenes, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
 import { renderPcm, RENDER_RATE } from './render.ts';
 import { perceivedGender, semitones, type SpeakerFeatures } from './speaker-features.ts';
-import type { Voice } from './voice.ts';
+import type { Voice } from '../voices/voice.ts';
 
 /** Built-in voices that can be the base of a clone in `language`: calibrated, and able to move their pitch. */
 export function cloneCandidates(language: string): Voice[] {

@@ -7,8 +7,8 @@
 // timbre controls. genomeToSpec() maps them onto each engine's native controls through the measured
 // calibration of the base voice; it is a pure function, so the same genome always renders the same voice.
 import type { EngineId, VoiceControls, VoiceSpec } from '../synth/voice-spec.ts';
-import { CALIBRATION, calibrationOf, interpolate } from './calibration.ts';
-import type { Gender, JsonValue, Voice } from './voice.ts';
+import { CALIBRATION, calibrationOf, interpolate } from '../voices/calibration.ts';
+import type { Gender, JsonValue, Voice } from '../voices/voice.ts';
 
 export const GENOME_VERSION = 1;
 
