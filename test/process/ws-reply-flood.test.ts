@@ -83,6 +83,11 @@ describe('WebSocket reply flood', () => {
     process.stdout.write(`# ${sent} flushes sent; dropped: ${closed} after ${seconds.toFixed(1)} s; peak RSS +${riseMib} MiB\n`);
     assert.ok(closed, `still connected after ${seconds} s`);
     assert.ok(riseMib < RSS_BOUND_MIB, `peak RSS rose ${riseMib} MiB`);
+    // The child's log reaches us through a pipe, which may lag behind the connection's end.
+    const logDeadline = Date.now() + 5000;
+    while (!service.output().includes('stream client takes none of its replies') && Date.now() < logDeadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.ok(service.output().includes('stream client takes none of its replies'), 'dropped for its unread replies');
     // The server still serves.
     assert.equal((await fetch(`${service.base}/healthz`)).status, 200);
