@@ -10,7 +10,7 @@ import { FLITE_VOICES } from '../src/synth/engines/flite/info.ts';
 import { createSynthesizer, type Synthesizer } from '../src/synth/synthesizer.ts';
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
-import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/voices/calibration.ts';
+import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/synth/engines/calibration.ts';
 import { fitTextDigest, fitTextFor } from '../src/forge/fit-text.ts';
 import { renderPcm, RENDER_RATE } from '../src/forge/render.ts';
 import { measureSpeaker, type SpeakerFeatures } from '../src/forge/speaker-features.ts';

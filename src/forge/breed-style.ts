@@ -4,6 +4,7 @@
 // voices have no style vector: breeding them with a Kokoro voice, or breeding Piper voices, is refused.
 import { AppError } from '../errors.ts';
 import { STYLE_DIM } from '../synth/engines/kokoro/voices-file.ts';
+import { engineInfo } from '../synth/registry.ts';
 import type { StyleMix, VoiceSpec } from '../synth/voice-spec.ts';
 import { seededRandom } from './breed.ts';
 import type { Gender, JsonValue, Voice } from '../voices/voice.ts';
@@ -20,8 +21,8 @@ export interface StyleChild {
   shareB: number;
 }
 
-function isNeural(v: Voice): boolean {
-  return v.engine === 'piper' || v.engine === 'kokoro';
+function breedingOf(v: Voice): 'genome' | 'style' | 'none' {
+  return engineInfo(v.engine).capabilities.breeding;
 }
 
 function bundleOf(v: Voice): string {
@@ -39,11 +40,11 @@ export function styleMixOf(v: Voice): StyleMix {
  * breed; otherwise the child.
  */
 export function breedNeural(a: Voice, b: Voice, options: { mutationRate: number; seed: number }): StyleChild | null {
-  if (!isNeural(a) && !isNeural(b)) return null;
-  if (a.engine !== 'kokoro' || b.engine !== 'kokoro') {
+  if (breedingOf(a) === 'genome' && breedingOf(b) === 'genome') return null;
+  if (breedingOf(a) !== 'style' || breedingOf(b) !== 'style') {
     const engines = `${a.engine} × ${b.engine}`;
     const why =
-      a.engine === 'piper' || b.engine === 'piper'
+      breedingOf(a) === 'none' || breedingOf(b) === 'none'
         ? 'Piper voices are fixed neural models with no genes to mix'
         : 'a Kokoro voice breeds only with another Kokoro voice (style vectors), not with a formant voice';
     throw new AppError('validation', `These voices cannot be bred (${engines}): ${why}.`);
@@ -64,8 +65,8 @@ export function breedNeural(a: Voice, b: Voice, options: { mutationRate: number;
   }
   const dominant = shareB > 0.5 ? b : a;
   const style: StyleMix = { voices, weights };
-  const spec: VoiceSpec = { engine: 'kokoro', base: dominant.spec.base, style };
-  const genome: JsonValue = { version: STYLE_GENOME_VERSION, engine: 'kokoro', base: dominant.spec.base, style: { voices, weights } };
+  const spec: VoiceSpec = { engine: dominant.engine, base: dominant.spec.base, style };
+  const genome: JsonValue = { version: STYLE_GENOME_VERSION, engine: dominant.engine, base: dominant.spec.base, style: { voices, weights } };
   const gender: Gender = a.gender === b.gender ? a.gender : dominant.gender;
   return { spec, genome, gender, dominant, shareB };
 }

@@ -2,11 +2,11 @@
 // analysis by synthesis (render the fit text, measure, adjust) until the clone measures like the sample.
 import type { Synthesizer } from '../synth/synthesizer.ts';
 import { BUILTIN_VOICES } from '../voices/builtin.ts';
-import { calibrationOf } from '../voices/calibration.ts';
+import { calibrationOf } from '../synth/engines/calibration.ts';
 import { matchesLanguage } from '../voices/filter.ts';
 import { fitTextFor, heldOutTextFor } from './fit-text.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
-import { clampGenes, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
+import { clampGenes, geneIsHeard, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
 import { renderPcm, RENDER_RATE } from './render.ts';
 import { perceivedGender, semitones, type SpeakerFeatures } from './speaker-features.ts';
 import type { Voice } from '../voices/voice.ts';
@@ -179,7 +179,7 @@ export async function fitClone(
   const rateOf = (f: SpeakerFeatures): number => (transcript ? 1 / f.sounding_seconds : f.syllables_per_second);
   const targetRate = rateOf(target);
   const start = genomeOfBuiltin(base);
-  const rangeMatters = base.engine === 'espeak';
+  const rangeMatters = geneIsHeard('pitch_range_st', base.engine);
   let genes = clampGenes({
     ...start.genes,
     pitch_hz: target.pitch_hz,

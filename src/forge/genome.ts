@@ -7,7 +7,8 @@
 // timbre controls. genomeToSpec() maps them onto each engine's native controls through the measured
 // calibration of the base voice; it is a pure function, so the same genome always renders the same voice.
 import type { EngineId, VoiceControls, VoiceSpec } from '../synth/voice-spec.ts';
-import { CALIBRATION, calibrationOf, interpolate } from '../voices/calibration.ts';
+import { CALIBRATION, calibrationOf, interpolate } from '../synth/engines/calibration.ts';
+import { engineInfo, isEngineId } from '../synth/registry.ts';
 import type { Gender, JsonValue, Voice } from '../voices/voice.ts';
 
 export const GENOME_VERSION = 1;
@@ -50,20 +51,33 @@ export interface GeneInfo {
   log: boolean;
   /** Standard deviation of a mutation at mutation_rate 1 (in log2 units for log-scaled genes). */
   sigma: number;
-  /** Engines that render it; the others carry it along unheard, so that a later child can inherit it. */
-  engines: readonly EngineId[];
+  /**
+   * The engine control that renders it: engines without it carry the gene along unheard, so that a later child
+   * can inherit it.
+   */
+  control: keyof VoiceControls;
 }
 
 export const GENES: Readonly<Record<GeneName, GeneInfo>> = {
   // 3 semitones; 0.15 octaves of rate is about +-11 %.
-  pitch_hz: { min: 55, max: 400, log: true, sigma: 3 / 12, engines: ['espeak', 'flite'] },
-  pitch_range_st: { min: 0.3, max: 14, log: false, sigma: 2, engines: ['espeak'] },
-  rate: { min: 0.5, max: 2.2, log: true, sigma: 0.15, engines: ['espeak', 'flite'] },
-  formant_scale: { min: 75, max: 135, log: false, sigma: 8, engines: ['espeak'] },
-  breath: { min: 0, max: 80, log: false, sigma: 12, engines: ['espeak'] },
-  flutter: { min: 0, max: 60, log: false, sigma: 8, engines: ['espeak'] },
-  roughness: { min: 0, max: 60, log: false, sigma: 8, engines: ['espeak'] },
+  pitch_hz: { min: 55, max: 400, log: true, sigma: 3 / 12, control: 'pitchHz' },
+  pitch_range_st: { min: 0.3, max: 14, log: false, sigma: 2, control: 'pitchRangeHz' },
+  rate: { min: 0.5, max: 2.2, log: true, sigma: 0.15, control: 'rate' },
+  formant_scale: { min: 75, max: 135, log: false, sigma: 8, control: 'formantScale' },
+  breath: { min: 0, max: 80, log: false, sigma: 12, control: 'breath' },
+  flutter: { min: 0, max: 60, log: false, sigma: 8, control: 'flutter' },
+  roughness: { min: 0, max: 60, log: false, sigma: 8, control: 'roughness' },
 };
+
+/** Whether the engine breeds through this genome at all. */
+export function breedsByGenome(engine: EngineId): boolean {
+  return engineInfo(engine).capabilities.breeding === 'genome';
+}
+
+/** Whether voices of the engine render the gene (the others carry it unheard). */
+export function geneIsHeard(name: GeneName, engine: EngineId): boolean {
+  return engineInfo(engine).capabilities.controls.includes(GENES[name].control);
+}
 
 export const GENE_NAMES = Object.keys(GENES) as GeneName[];
 
@@ -93,8 +107,7 @@ export function genderOfPitch(pitchHz: number): Gender {
 
 /** Whether the base voice can move its pitch at all (flite's rms ignores the pitch target). */
 export function pitchIsControllable(genome: Pick<VoiceGenome, 'engine' | 'base'>): boolean {
-  if (genome.engine !== 'flite') return true;
-  return CALIBRATION.flite[genome.base]?.controllable ?? true;
+  return engineInfo(genome.engine).pitch?.controllable(genome.base) ?? true;
 }
 
 const DEFAULT_ESPEAK_PITCH_LINE: [number, number] = [82, 118];
@@ -124,8 +137,11 @@ export function genomeOfBuiltin(voice: Voice): VoiceGenome {
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-/** espeak: the pitch line whose heard median and spread are the genes', through the base voice's calibration. */
-function espeakPitch(genome: VoiceGenome): { pitchHz: number; pitchRangeHz: number } {
+/**
+ * An engine with an intonation-range control (espeak): the pitch line whose heard median and spread are the
+ * genes', through the base voice's calibration and espeak's measured pitch model.
+ */
+function pitchLine(genome: VoiceGenome): { pitchHz: number; pitchRangeHz: number } {
   const model = CALIBRATION.espeak;
   const cal = calibrationOf(genome.base_voice);
   const [b0, top0] = cal?.pitch_line ?? DEFAULT_ESPEAK_PITCH_LINE;
@@ -146,21 +162,17 @@ function espeakPitch(genome: VoiceGenome): { pitchHz: number; pitchRangeHz: numb
 export function genomeToSpec(genome: VoiceGenome): VoiceSpec {
   const g = genome.genes;
   const controls: VoiceControls = { rate: g.rate };
-  if (genome.engine === 'espeak') {
-    Object.assign(controls, espeakPitch(genome));
-    // Left out at their neutral values, so that the base variant keeps its own breath, flutter and creak.
-    if (g.formant_scale !== 100) controls.formantScale = g.formant_scale;
-    if (g.breath > 0) controls.breath = g.breath;
-    if (g.flutter > 0) controls.flutter = g.flutter;
-    if (g.roughness > 0) controls.roughness = g.roughness;
-  } else {
-    const model = CALIBRATION.flite[genome.base];
-    if (model?.controllable !== false) {
-      const slope = model?.slope ?? 1;
-      const offset = model?.offset ?? 0;
-      controls.pitchHz = round2((g.pitch_hz - offset) / slope);
-    }
+  const heard = (name: GeneName): boolean => geneIsHeard(name, genome.engine);
+  if (heard('pitch_range_st')) Object.assign(controls, pitchLine(genome));
+  else if (heard('pitch_hz') && pitchIsControllable(genome)) {
+    const pitch = engineInfo(genome.engine).pitch;
+    controls.pitchHz = round2(pitch ? pitch.controlFor(genome.base, g.pitch_hz) : g.pitch_hz);
   }
+  // Left out at their neutral values, so that the base variant keeps its own breath, flutter and creak.
+  if (heard('formant_scale') && g.formant_scale !== 100) controls.formantScale = g.formant_scale;
+  if (heard('breath') && g.breath > 0) controls.breath = g.breath;
+  if (heard('flutter') && g.flutter > 0) controls.flutter = g.flutter;
+  if (heard('roughness') && g.roughness > 0) controls.roughness = g.roughness;
   const spec: VoiceSpec = { engine: genome.engine, base: genome.base, controls };
   if (genome.variant !== undefined) spec.variant = genome.variant;
   return spec;
@@ -178,7 +190,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function parseGenome(raw: unknown): VoiceGenome {
   if (!isRecord(raw)) throw new GenomeError('genome must be an object');
   if (raw.version !== GENOME_VERSION) throw new GenomeError(`unsupported genome version ${String(raw.version)}`);
-  if (raw.engine !== 'espeak' && raw.engine !== 'flite') throw new GenomeError(`unknown engine ${String(raw.engine)}`);
+  if (typeof raw.engine !== 'string' || !isEngineId(raw.engine) || !breedsByGenome(raw.engine)) {
+    throw new GenomeError(`unknown engine ${String(raw.engine)}`);
+  }
   if (typeof raw.base !== 'string' || raw.base === '') throw new GenomeError('base must be a string');
   if (typeof raw.base_voice !== 'string' || raw.base_voice === '') throw new GenomeError('base_voice must be a string');
   if (raw.variant !== undefined && typeof raw.variant !== 'string') throw new GenomeError('variant must be a string');

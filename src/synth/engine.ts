@@ -14,14 +14,31 @@ export interface EngineVoiceInfo {
 }
 
 export interface EngineCapabilities {
-  /** The engine reports when each word starts. */
-  wordEvents: boolean;
   /** VoiceSpec.controls fields the engine renders natively; others are ignored. */
   controls: readonly (keyof VoiceControls)[];
-  /** VoiceSpec.variant names a shipped variant. */
-  variants: boolean;
   /** The request speed range that changes the output; speeds outside it are clamped (no time-stretching). */
   speedRange: readonly [min: number, max: number];
+  /** The phoneme set its words are reported in by POST /v1/phonemize. */
+  phonemes: 'ipa' | 'arpabet';
+  /** It reads phonemes (SSML <phoneme>, lexicon phoneme rules) as espeak's [[...]]; otherwise it says the written word. */
+  phonemeInput: boolean;
+  /**
+   * How its voices breed: `genome` through the formant genome's genes (those whose control it renders),
+   * `style` by blending style vectors, `none` not at all (a fixed model with no genes to mix).
+   */
+  breeding: 'genome' | 'style' | 'none';
+  /** Its voices sound natural (neural): the default voice and OpenAI's names come from these. */
+  natural: boolean;
+}
+
+/** How an engine's pitch control relates to the pitch a listener hears. */
+export interface EnginePitch {
+  /** The heard median pitch of a base voice at its own settings, in Hz, if known. */
+  naturalHz(base: string): number | undefined;
+  /** Whether the voice's pitch moves at all with the control. */
+  controllable(base: string): boolean;
+  /** The pitchHz control value heard as `hz`. */
+  controlFor(base: string, hz: number): number;
 }
 
 /** Metadata only: importing it never loads an engine. */
@@ -37,6 +54,10 @@ export interface EngineInfo {
   voices: readonly EngineVoiceInfo[];
   /** Shipped variant names VoiceSpec.variant accepts (empty when the engine has none). */
   variants: readonly string[];
+  /** Its pitch model, on engines with a pitch control. */
+  pitch?: EnginePitch;
+  /** Higher is better, across engines: how good a voice of this engine sounds (base and catalog tags). */
+  quality(voice: { base: string; tags: readonly string[] }): number;
 }
 
 export interface SynthesisOptions {
@@ -98,4 +119,10 @@ export function rateOf(voice: VoiceSpec, speed: number): number {
   const r = speed * (voice.controls?.rate ?? 1);
   if (!Number.isFinite(r) || r <= 0) throw new RangeError(`invalid speed ${speed}`);
   return r;
+}
+
+/** The rate an engine renders: rateOf() within the engine's declared speed range. */
+export function engineRate(info: EngineInfo, voice: VoiceSpec, speed: number): number {
+  const [min, max] = info.capabilities.speedRange;
+  return Math.min(max, Math.max(min, rateOf(voice, speed)));
 }

@@ -128,16 +128,26 @@ export function fileKey(path: string, revision: string): string {
 export function neuralModelsFor(specs: readonly { engine: string; base: string }[]): NeuralModels | undefined {
   let out: NeuralModels | undefined;
   for (const spec of specs) {
-    if (spec.engine === 'piper') {
-      const found = findPiperVoice(spec.base);
-      if (found && !out?.piper.includes(found.model)) (out ??= { piper: [], kokoro: [] }).piper.push(found.model);
-    } else if (spec.engine === 'kokoro') {
-      const slash = spec.base.indexOf('/');
-      const bundle = state().kokoro.get(slash < 0 ? spec.base : spec.base.slice(0, slash));
-      if (bundle && !out?.kokoro.includes(bundle)) (out ??= { piper: [], kokoro: [] }).kokoro.push(bundle);
-    }
+    if (!Object.hasOwn(MODEL_OF, spec.engine)) continue;
+    const engine = spec.engine as keyof NeuralModels;
+    const model = MODEL_OF[engine](spec.base);
+    if (model) addModel((out ??= { piper: [], kokoro: [] }), engine, model);
   }
   return out;
+}
+
+/** The model file a base voice of each neural engine (the keys of NeuralModels) renders with. */
+const MODEL_OF: { readonly [E in keyof NeuralModels]: (base: string) => NeuralModels[E][number] | undefined } = {
+  piper: (base) => findPiperVoice(base)?.model,
+  kokoro(base) {
+    const slash = base.indexOf('/');
+    return state().kokoro.get(slash < 0 ? base : base.slice(0, slash));
+  },
+};
+
+function addModel<E extends keyof NeuralModels>(out: NeuralModels, engine: E, model: NeuralModels[E][number]): void {
+  const list = out[engine] as NeuralModels[E][number][];
+  if (!list.includes(model)) list.push(model);
 }
 
 /** `key` or `key/speaker` → the model and speaker id (undefined for an unknown base or speaker). */

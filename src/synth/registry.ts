@@ -1,6 +1,6 @@
 // The engines as metadata. Their modules are imported on first use only, and only worker threads call
 // loadEngine(): the main thread never pays for (or holds) a speech engine.
-import type { Engine, EngineInfo, EngineModule } from './engine.ts';
+import { UnknownVoiceError, type Engine, type EngineInfo, type EngineModule } from './engine.ts';
 import { espeakInfo, espeakLanguageOf } from './engines/espeak/info.ts';
 import { fliteInfo, fliteLanguageOf } from './engines/flite/info.ts';
 import { kokoroInfo, kokoroLanguageOf } from './engines/kokoro/info.ts';
@@ -12,6 +12,15 @@ interface EngineEntry {
   info: EngineInfo;
   languageOf(base: string): string | undefined;
   load(): Promise<EngineModule>;
+  /** The phonemes (in info.capabilities.phonemes) of each word of one sentence, as the voice says them. */
+  phonemize(sentence: string, words: readonly string[], base: string): Promise<string[]>;
+}
+
+/** Through espeak-ng's voice `espeakVoice`: espeak's own voices, and the neural ones that speak its IPA. */
+async function espeakPhonemes(id: EngineId, base: string, espeakVoice: string | undefined, sentence: string, words: readonly string[]): Promise<string[]> {
+  if (espeakVoice === undefined) throw new UnknownVoiceError(id, base);
+  const { wordPhonemes } = await importTs(() => import('./engines/espeak/phonemize.ts'));
+  return wordPhonemes(sentence, words, espeakVoice);
 }
 
 const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
@@ -19,22 +28,29 @@ const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
     info: espeakInfo,
     languageOf: espeakLanguageOf,
     load: () => importTs(() => import('./engines/espeak/engine.ts')),
+    phonemize: (sentence, words, base) => espeakPhonemes('espeak', base, base, sentence, words),
   },
   flite: {
     info: fliteInfo,
     languageOf: fliteLanguageOf,
     load: () => importTs(() => import('./engines/flite/engine.ts')),
+    async phonemize(_sentence, words, base) {
+      const { flitePhones } = await importTs(() => import('./engines/flite/phones.ts'));
+      return flitePhones(words, base);
+    },
   },
   // Their voices are the models installed from VOICES_DIR (neural-models.ts); onnxruntime loads on first use.
   piper: {
     info: piperInfo,
     languageOf: piperLanguageOf,
     load: () => importTs(() => import('./engines/piper/engine.ts')),
+    phonemize: (sentence, words, base) => espeakPhonemes('piper', base, piperLanguageOf(base), sentence, words),
   },
   kokoro: {
     info: kokoroInfo,
     languageOf: kokoroLanguageOf,
     load: () => importTs(() => import('./engines/kokoro/engine.ts')),
+    phonemize: (sentence, words, base) => espeakPhonemes('kokoro', base, kokoroLanguageOf(base), sentence, words),
   },
 };
 
@@ -58,6 +74,12 @@ export function languageOf(voice: VoiceSpec): string | undefined {
 export function isEnglishVoice(voice: VoiceSpec): boolean {
   const lang = languageOf(voice);
   return lang !== undefined && (lang === 'en' || lang.startsWith('en-'));
+}
+
+/** The phonemes of each word of one sentence as the voice says them, in its engine's phoneme set. */
+export async function phonemizeWords(voice: VoiceSpec, sentence: string, words: readonly string[]): Promise<string[]> {
+  if (words.length === 0) return [];
+  return ENTRIES[voice.engine].phonemize(sentence, words, voice.base);
 }
 
 /** Whether the spec names a voice its engine ships (variants and controls are checked at synthesis). */

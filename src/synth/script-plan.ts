@@ -1,9 +1,7 @@
 // A parsed request (Script) as the list of things the render loop does in order: speak a sentence with a voice
 // at a rate and gain, insert silence, or pass a mark. Runs with the same prosody and voice are normalized and
 // split into sentences together; a change of voice or prosody mid-sentence starts a new engine call there.
-import { CALIBRATION } from '../voices/calibration.ts';
 import { engineInfo, isEnglishVoice } from './registry.ts';
-import { ESPEAK_DEFAULT_PITCH } from './engines/espeak/variant.ts';
 import { prepareMapped, type Break } from './text/index.ts';
 import { concatMapped, mappedRun, standingFor, trimMapped, type MappedText } from './text/mapped.ts';
 import { sayAsWords } from './text/say-as.ts';
@@ -50,27 +48,17 @@ function voiceOf(req: PlanRequest, ctx: RunContext): VoiceSpec {
   return found.spec;
 }
 
-/** The voice's usual base pitch in Hz, for relative pitch changes. */
-function basePitchHz(voice: VoiceSpec): number | undefined {
-  if (voice.controls?.pitchHz !== undefined) return voice.controls.pitchHz;
-  if (voice.engine === 'espeak') return ESPEAK_DEFAULT_PITCH[0];
-  if (voice.engine === 'flite') return CALIBRATION.voices[`flite-${voice.base}`]?.natural.pitch_hz;
-  return undefined;
-}
-
-/** The voice with a context's pitch applied, on engines that have a pitch control (espeak, flite); else unchanged. */
+/** The voice with a context's pitch applied, on engines that have a pitch control; else unchanged. */
 function withPitch(voice: VoiceSpec, ctx: RunContext): VoiceSpec {
   if (ctx.pitch === undefined && ctx.pitchHz === undefined && ctx.pitchShiftHz === undefined) return voice;
-  if (!engineInfo(voice.engine).capabilities.controls.includes('pitchHz')) return voice;
-  if (voice.engine === 'flite' && CALIBRATION.flite[voice.base]?.controllable === false) return voice;
-  const base = ctx.pitchHz ?? basePitchHz(voice);
+  const info = engineInfo(voice.engine);
+  const model = info.pitch;
+  if (!model || !info.capabilities.controls.includes('pitchHz') || !model.controllable(voice.base)) return voice;
+  // Relative changes scale the voice's usual base pitch.
+  const base = ctx.pitchHz ?? voice.controls?.pitchHz ?? model.naturalHz(voice.base);
   if (base === undefined) return voice;
-  let hz = base * (ctx.pitch ?? 1) + (ctx.pitchShiftHz ?? 0);
-  if (voice.engine === 'flite') {
-    // flite's target maps linearly onto the pitch heard (calibrated per voice); ask for the target that is heard as hz.
-    const model = CALIBRATION.flite[voice.base];
-    if (model) hz = (hz - model.offset) / model.slope;
-  }
+  // The control need not be heard as itself (flite's target is calibrated per voice): ask for what is heard as hz.
+  const hz = model.controlFor(voice.base, base * (ctx.pitch ?? 1) + (ctx.pitchShiftHz ?? 0));
   return { ...voice, controls: { ...voice.controls, pitchHz: Math.min(400, Math.max(40, hz)) } };
 }
 
@@ -89,8 +77,8 @@ function runText(run: SpokenRun, voice: VoiceSpec): { mapped: MappedText; raw: b
     case 'say-as':
       return { mapped: sayAsWords(run, english), raw: false };
     case 'phoneme': {
-      // flite has no phoneme input: it says the written word (documented).
-      const input = voice.engine === 'flite' ? undefined : espeakPhonemeInput(run.ph, run.alphabet);
+      // An engine without phoneme input says the written word (documented).
+      const input = engineInfo(voice.engine).capabilities.phonemeInput ? espeakPhonemeInput(run.ph, run.alphabet) : undefined;
       if (input === undefined) return { mapped: standingFor(run.text, run.offset, run.offset + run.length), raw: false };
       return { mapped: standingFor(` ${input} `, run.offset, run.offset + run.length), raw: true };
     }

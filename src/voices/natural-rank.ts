@@ -1,24 +1,11 @@
 // Which voices sound natural, and how good each is: the one ranking behind the default voice, OpenAI's voice
 // names, list order and search. Natural voices are the neural ones (Piper, Kokoro) installed in VOICES_DIR.
+import { engineInfo } from '../synth/registry.ts';
 import type { Gender, Voice } from './voice.ts';
 
-export const NATURAL_ENGINES: readonly string[] = ['kokoro', 'piper'];
-
 export function isNatural(v: Pick<Voice, 'engine'>): boolean {
-  return NATURAL_ENGINES.includes(v.engine);
+  return engineInfo(v.engine).capabilities.natural;
 }
-
-/**
- * Kokoro v1.0 voices in the order of the grades its authors give them (VOICES.md of hexgrad/Kokoro-82M: af_heart
- * and af_bella lead, then af_nicole and bf_emma); voices not listed come after, by name.
- */
-const KOKORO_ORDER = [
-  'af_heart', 'af_bella', 'af_nicole', 'bf_emma', 'am_michael', 'am_fenrir', 'am_puck', 'af_aoede', 'af_kore', 'af_sarah',
-  'bm_george', 'bm_fable', 'bf_isabella', 'bm_lewis', 'am_echo', 'am_eric', 'am_liam', 'am_onyx', 'af_alloy', 'af_nova',
-];
-
-/** Piper's qualities, best first (its voices.json: x_low 16 kHz small models ... high 22 kHz large ones). */
-const PIPER_QUALITY = ['high', 'medium', 'low', 'x_low'];
 
 /**
  * Piper's voice files carry no gender; these are the speakers of its published single-speaker datasets, as
@@ -41,16 +28,7 @@ export const PIPER_DATASET_GENDER: Readonly<Record<string, Gender>> = {
 
 /** Higher is better: Kokoro above Piper (a larger model), Piper by quality, then the built-in engines. */
 export function qualityScore(v: Pick<Voice, 'engine' | 'tags' | 'spec'>): number {
-  if (v.engine === 'kokoro') {
-    const name = v.spec.base.slice(v.spec.base.indexOf('/') + 1);
-    const at = KOKORO_ORDER.indexOf(name);
-    return 1000 - (at < 0 ? KOKORO_ORDER.length : at);
-  }
-  if (v.engine === 'piper') {
-    const at = PIPER_QUALITY.findIndex((q) => v.tags.includes(q));
-    return 500 - (at < 0 ? PIPER_QUALITY.length : at) * 10;
-  }
-  return v.engine === 'flite' ? 100 : 0;
+  return engineInfo(v.engine).quality({ base: v.spec.base, tags: v.tags });
 }
 
 /** Best first; ties keep their order. */

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { breedGenomes, seededRandom } from '../../src/forge/breed.ts';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
-import { CALIBRATION, calibrationOf } from '../../src/voices/calibration.ts';
+import { CALIBRATION, calibrationOf } from '../../src/synth/engines/calibration.ts';
 import { cloneCandidates, nearestBase } from '../../src/forge/clone.ts';
 import { fitTextDigest } from '../../src/forge/fit-text.ts';
 import {

@@ -1,10 +1,8 @@
 import type { Engine, EngineChunk, EngineWord, SynthesisOptions } from '../../engine.ts';
-import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import {
   ESPEAK_BASE_WPM,
-  ESPEAK_MAX_WPM,
-  ESPEAK_MIN_WPM,
   ESPEAK_SAMPLE_RATE,
   espeakInfo,
   findEspeakVariant,
@@ -15,7 +13,8 @@ import { hasControls, renderVariant } from './variant.ts';
 
 /** Words per minute for a rate multiplier; espeak ignores values outside 80..450, so they are clamped. */
 export function espeakWpm(rate: number): number {
-  return Math.round(Math.min(ESPEAK_MAX_WPM, Math.max(ESPEAK_MIN_WPM, ESPEAK_BASE_WPM * rate)));
+  const [min, max] = espeakInfo.capabilities.speedRange;
+  return Math.round(ESPEAK_BASE_WPM * Math.min(max, Math.max(min, rate)));
 }
 
 class EspeakEngine implements Engine {
@@ -63,7 +62,7 @@ class EspeakEngine implements Engine {
       if (this.worker.set_voice(name) !== 0) throw new UnknownVoiceError('espeak', name);
       this.selected = name;
     }
-    this.worker.set_rate(espeakWpm(rateOf(voice, options.speed)));
+    this.worker.set_rate(espeakWpm(engineRate(espeakInfo, voice, options.speed)));
     const chunks: EngineChunk[] = [];
     const offsets = codePointOffsets(text);
     let pending: EngineWord[] = [];

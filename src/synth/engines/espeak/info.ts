@@ -1,5 +1,6 @@
 import type { EngineInfo, EngineVoiceInfo } from '../../engine.ts';
 import { ESPEAK_VARIANT_TABLE, ESPEAK_VOICE_TABLE } from './inventory.ts';
+import { ESPEAK_DEFAULT_PITCH } from './variant.ts';
 
 export const ESPEAK_SAMPLE_RATE = 22_050;
 /** Words per minute at speed 1, and the range set_rate honours (this build has no sonic speed-up above 450). */
@@ -58,13 +59,22 @@ export const espeakInfo: EngineInfo = {
   languages: [...new Set(ESPEAK_VOICES.flatMap((v) => v.languages))].sort(),
   sampleRate: ESPEAK_SAMPLE_RATE,
   capabilities: {
-    wordEvents: true,
     controls: ['pitchHz', 'pitchRangeHz', 'rate', 'formantScale', 'breath', 'flutter', 'roughness'],
-    variants: true,
     speedRange: [ESPEAK_MIN_WPM / ESPEAK_BASE_WPM, ESPEAK_MAX_WPM / ESPEAK_BASE_WPM],
+    phonemes: 'ipa',
+    phonemeInput: true,
+    breeding: 'genome',
+    natural: false,
   },
   voices: ESPEAK_VOICES.map(({ base, name, languages }) => ({ base, name, languages })),
   variants: ESPEAK_VARIANTS.map(({ file }) => file),
+  // The pitch control sets the base of espeak's own pitch line, which is what a relative change scales.
+  pitch: {
+    naturalHz: () => ESPEAK_DEFAULT_PITCH[0],
+    controllable: () => true,
+    controlFor: (_base, hz) => hz,
+  },
+  quality: () => 0,
 };
 
 /** The voice's primary language code as espeak lists it (`en-gb`, `de`, `cmn`). */

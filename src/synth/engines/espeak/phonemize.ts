@@ -93,3 +93,17 @@ export async function phonemize(text: string, voice: string): Promise<Phonemes> 
   }
   return { words };
 }
+
+/**
+ * The phonemes of each word of one sentence, in the voice `voice`. The sentence is phonemized as a whole (as the
+ * engine speaks it, so "the" before a vowel and stress in context come out as spoken); where espeak joins words
+ * ("on the" → "ɔnðə") the count no longer matches and each word is phonemized on its own instead.
+ */
+export async function wordPhonemes(sentence: string, words: readonly string[], voice: string): Promise<string[]> {
+  if (words.length === 0) return [];
+  const whole = (await phonemize(sentence, voice)).words.filter((w) => w !== ',');
+  if (whole.length === words.length) return whole;
+  const out: string[] = [];
+  for (const w of words) out.push((await phonemize(w, voice)).words.filter((p) => p !== ',').join(' '));
+  return out;
+}

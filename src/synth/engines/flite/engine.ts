@@ -1,7 +1,7 @@
 import type { Engine, EngineChunk, EngineWord, SynthesisOptions } from '../../engine.ts';
-import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
-import { findFliteVoice, FLITE_MAX_RATE, FLITE_MIN_RATE, fliteInfo } from './info.ts';
+import { findFliteVoice, fliteInfo } from './info.ts';
 import { FliteProgram, OUT_DIR } from './program.ts';
 import { alignWords, parseSegments, splitAtPauses } from './segments.ts';
 import { readPcm16Wav } from './wav.ts';
@@ -24,7 +24,7 @@ export function toFliteText(text: string): string {
 export function fliteArgs(text: string, voice: VoiceSpec, speed: number): string[] {
   const entry = findFliteVoice(voice.base);
   if (!entry) throw new UnknownVoiceError('flite', voice.base);
-  const rate = Math.min(FLITE_MAX_RATE, Math.max(FLITE_MIN_RATE, rateOf(voice, speed)));
+  const rate = engineRate(fliteInfo, voice, speed);
   const args = ['flite', '-voice', entry.base, '--setf', `duration_stretch=${(entry.defaultStretch / rate).toFixed(4)}`];
   const pitch = voice.controls?.pitchHz;
   if (pitch !== undefined && Number.isFinite(pitch)) {

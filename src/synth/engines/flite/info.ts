@@ -1,4 +1,5 @@
 import type { EngineInfo, EngineVoiceInfo } from '../../engine.ts';
+import { flitePitch } from './pitch.ts';
 
 export const FLITE_SAMPLE_RATE = 16000;
 /** duration_stretch = the voice's own stretch / rate; flite stays intelligible across this whole range. */
@@ -42,11 +43,13 @@ export const fliteInfo: EngineInfo = {
   languages: ['en', 'en-gb-scotland', 'en-us'],
   sampleRate: FLITE_SAMPLE_RATE,
   capabilities: {
-    // From flite's own segment timing (-psdur), not spread evenly.
-    wordEvents: true,
     controls: ['pitchHz', 'rate'],
-    variants: false,
     speedRange: [FLITE_MIN_RATE, FLITE_MAX_RATE],
+    // Its own phones (CMU lexicon, then letter-to-sound rules) from `flite -ps`.
+    phonemes: 'arpabet',
+    phonemeInput: false,
+    breeding: 'genome',
+    natural: false,
   },
   voices: FLITE_VOICES.map(({ base, name, languages, gender, controls }) => ({
     base,
@@ -56,6 +59,9 @@ export const fliteInfo: EngineInfo = {
     ...(controls ? { controls } : {}),
   })),
   variants: [],
+  pitch: flitePitch,
+  // Clearer than espeak, below every neural voice.
+  quality: () => 100,
 };
 
 export function fliteLanguageOf(base: string): string | undefined {

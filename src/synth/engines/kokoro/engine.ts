@@ -1,13 +1,13 @@
 // Kokoro-82M: espeak-ng IPA → Kokoro's vocabulary → onnxruntime with the voice's style row for that length.
 import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
-import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import { fileKey, findKokoroVoice, kokoroLanguage, neuralFiles, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize } from '../espeak/phonemize.ts';
 import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { finalMarkOf } from '../piper/ids.ts';
 import { estimateWordTimes } from '../word-times.ts';
-import { KOKORO_MAX_RATE, KOKORO_MIN_RATE, KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
+import { KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
 import { styleRow } from './style.ts';
 import { kokoroTokens } from './tokens.ts';
 import { readStyleVectors } from './voices-file.ts';
@@ -37,7 +37,7 @@ class KokoroEngine implements Engine {
     const { bundle } = found;
     const language = kokoroLanguage(found.voice);
     if (!language) throw new UnknownVoiceError('kokoro', voice.base);
-    const rate = Math.min(KOKORO_MAX_RATE, Math.max(KOKORO_MIN_RATE, rateOf(voice, options.speed)));
+    const rate = engineRate(kokoroInfo, voice, options.speed);
     const phonemes = await phonemize(text, language.espeak);
     const { tokens, wordStarts } = kokoroTokens(phonemes, finalMarkOf(text), language.espeak.startsWith('en'));
     if (options.signal?.aborted || tokens.length === 0) return;

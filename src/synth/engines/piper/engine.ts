@@ -2,14 +2,14 @@
 // model run per sentence, as Piper runs them) → onnxruntime → audio at the model's rate. Inference runs on
 // onnxruntime's own thread, so acks and cancels keep flowing while a sentence renders.
 import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
-import { rateOf, UnknownVoiceError } from '../../engine.ts';
+import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import { findPiperVoice, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize, phonemizeClauses } from '../espeak/phonemize.ts';
 import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { piperSentences } from './ids.ts';
-import { PIPER_MAX_RATE, PIPER_MIN_RATE, piperInfo } from './info.ts';
+import { piperInfo } from './info.ts';
 
 class PiperEngine implements Engine {
   readonly info = piperInfo;
@@ -18,7 +18,7 @@ class PiperEngine implements Engine {
     const found = findPiperVoice(voice.base);
     if (!found) throw new UnknownVoiceError('piper', voice.base);
     const { model, speaker } = found;
-    const rate = Math.min(PIPER_MAX_RATE, Math.max(PIPER_MIN_RATE, rateOf(voice, options.speed)));
+    const rate = engineRate(piperInfo, voice, options.speed);
     const sentences = piperSentences(await phonemizeClauses(text, model.espeakVoice), model.phonemeIdMap);
     if (options.signal?.aborted || sentences.length === 0) return;
     const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath, model.revision)]);

@@ -5,6 +5,9 @@ import { findPiperVoice } from '../../neural-models.ts';
 export const PIPER_MIN_RATE = 0.25;
 export const PIPER_MAX_RATE = 4;
 
+/** Piper's qualities, best first (its voices.json: x_low 16 kHz small models ... high 22 kHz large ones). */
+const PIPER_QUALITY = ['high', 'medium', 'low', 'x_low'];
+
 export const piperInfo: EngineInfo = {
   id: 'piper',
   label: 'Piper (neural)',
@@ -12,14 +15,21 @@ export const piperInfo: EngineInfo = {
   languages: [],
   sampleRate: 22050,
   capabilities: {
-    wordEvents: false,
     controls: ['rate'],
-    variants: false,
     speedRange: [PIPER_MIN_RATE, PIPER_MAX_RATE],
+    phonemes: 'ipa',
+    phonemeInput: true,
+    // A fixed model per voice, with no genes to mix.
+    breeding: 'none',
+    natural: true,
   },
   // The voices depend on VOICES_DIR: the voice library lists them (src/voices/neural-catalog.ts).
   voices: [],
   variants: [],
+  quality({ tags }) {
+    const at = PIPER_QUALITY.findIndex((q) => tags.includes(q));
+    return 500 - (at < 0 ? PIPER_QUALITY.length : at) * 10;
+  },
 };
 
 export function piperLanguageOf(base: string): string | undefined {

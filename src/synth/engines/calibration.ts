@@ -1,7 +1,8 @@
-// Measured facts about the base voices, read from forge-calibration.json (written by
-// scripts/gen-forge-calibration.ts), so that genomes map onto engine controls without loading an engine.
+// Measured facts about the engines' base voices, read from forge-calibration.json (written by
+// scripts/gen-forge-calibration.ts), so that heard pitch and genomes map onto engine controls without loading
+// an engine.
 import { readFileSync } from 'node:fs';
-import type { SpeakerFeatures } from '../forge/speaker-features.ts';
+import type { SpeakerFeatures } from '../../forge/speaker-features.ts';
 
 /** How an espeak voice's heard pitch follows its `pitch <base> <base + range>` line (range = rho x base). */
 export interface EspeakPitchModel {
@@ -39,7 +40,7 @@ export interface ForgeCalibration {
 }
 
 function load(): ForgeCalibration {
-  const raw = JSON.parse(readFileSync(new URL('../forge/forge-calibration.json', import.meta.url), 'utf8')) as ForgeCalibration;
+  const raw = JSON.parse(readFileSync(new URL('../../forge/forge-calibration.json', import.meta.url), 'utf8')) as ForgeCalibration;
   if (raw.version !== 1) throw new Error('forge-calibration.json: unknown version');
   const m = raw.espeak;
   if (m.rho.length < 2 || m.rho.length !== m.median.length || m.rho.length !== m.range_st.length) {
