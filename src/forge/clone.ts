@@ -1,13 +1,13 @@
 // Cloning: pick the built-in voice nearest to a measured speaker, then fit the continuous genes by
 // analysis by synthesis (render the fit text, measure, adjust) until the clone measures like the sample.
-import type { Synthesizer } from '../synth/synthesizer.ts';
+import { RENDER_RATE } from '../synth/render-pcm.ts';
+import type { VoiceSpec } from '../synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../voices/builtin.ts';
 import { calibrationOf } from '../voices/calibration.ts';
 import { matchesLanguage } from '../voices/filter.ts';
 import { fitTextFor, heldOutTextFor } from './fit-text.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
 import { clampGenes, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
-import { renderPcm, RENDER_RATE } from './render.ts';
 import { perceivedGender, semitones, type SpeakerFeatures } from './speaker-features.ts';
 import type { Voice } from '../voices/voice.ts';
 
@@ -136,8 +136,10 @@ export interface FitOptions {
   maxRenders?: number;
   /** What the sample says: the fit then reads these words and matches their duration, not a rate estimate. */
   transcript?: string;
-  signal?: AbortSignal;
 }
+
+/** Speaks `text` with `voice` as mono float32 samples at RENDER_RATE (each render waits its turn for a worker). */
+export type FitRender = (voice: VoiceSpec, text: string) => Promise<Float32Array>;
 
 // Good enough to stop early: below what a listener tells apart, and well inside the measurement noise.
 const PITCH_TOLERANCE_ST = 0.35;
@@ -165,7 +167,7 @@ function score(step: FitStep, rangeMatters: boolean): number {
  * Either way one more render, of a held-out text, reports how well the fit carries over to new words.
  */
 export async function fitClone(
-  synth: Synthesizer,
+  render: FitRender,
   analyzer: SpeechAnalyzer,
   target: SpeakerFeatures,
   base: Voice,
@@ -190,7 +192,7 @@ export async function fitClone(
   let best: FitStep | undefined;
   for (let i = 0; i < maxRenders; i++) {
     const genome: VoiceGenome = { ...start, genes };
-    const pcm = await renderPcm(synth, genomeToSpec(genome), text, options.signal);
+    const pcm = await render(genomeToSpec(genome), text);
     const measured = await analyzer.measurePcm(pcm, RENDER_RATE);
     if (!measured || measured.pitch_hz === 0 || measured.syllables_per_second === 0 || measured.sounding_seconds === 0) {
       throw new Error(`the fit render of ${base.id} could not be measured`);
@@ -225,7 +227,7 @@ export async function fitClone(
   }
   const chosen = best as FitStep;
   const genome: VoiceGenome = { ...start, genes: chosen.genes };
-  const heldOut = await measureHeldOut(synth, analyzer, target, genome, base.language, options.signal);
+  const heldOut = await measureHeldOut(render, analyzer, target, genome, base.language);
   return { genome, measured: chosen.measured, steps, rate_measure: transcript ? 'transcript' : 'rhythm', held_out: heldOut };
 }
 
@@ -233,14 +235,13 @@ const round = (x: number, digits: number): number => Math.round(x * 10 ** digits
 
 /** Renders the held-out text with the fitted genes and compares it with the sample (rhythm measure for the rate). */
 async function measureHeldOut(
-  synth: Synthesizer,
+  render: FitRender,
   analyzer: SpeechAnalyzer,
   target: SpeakerFeatures,
   genome: VoiceGenome,
   language: string,
-  signal?: AbortSignal,
 ): Promise<HeldOutFit> {
-  const pcm = await renderPcm(synth, genomeToSpec(genome), heldOutTextFor(language), signal);
+  const pcm = await render(genomeToSpec(genome), heldOutTextFor(language));
   const m = await analyzer.measurePcm(pcm, RENDER_RATE);
   if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0) throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
   return {
