@@ -1,4 +1,4 @@
-// Issue 16, finding 10: cloning refused nothing that sounds: a pure 440 Hz sine became a "female" voice
+// Cloning once refused nothing that sounds: a pure 440 Hz sine became a "female" voice
 // at 400 Hz. Tones, hums, noise and clicks are now refused with a message naming what is wrong, and real
 // speech (synthetic voices and LibriVox readers) is still accepted.
 import { after, before, describe, test } from 'node:test';
