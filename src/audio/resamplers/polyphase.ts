@@ -8,7 +8,7 @@
 // cut-offs (resamplerFilter). The dot products run in WebAssembly with SIMD (simd/kernels.c): speex
 // resamples 22 050 to 24 000 Hz (147:160) by interpolating between table entries for every output sample,
 // four dot products each, and took about a quarter of espeak's own time (measured on the speech pipeline).
-import type { Resampler } from '../resample.ts';
+import type { Resampler } from './resampler.ts';
 import { concatSamples } from '../samples.ts';
 import { KERNEL_BLOCK as BLOCK, simdKernels } from '../simd/kernels.ts';
 import { lightFilterFits } from './filter-choice.ts';
