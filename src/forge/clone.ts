@@ -48,6 +48,11 @@ const MAX_SPECTRAL_FLATNESS = 0.3;
 const MIN_PITCH_RANGE_ST = 0.5;
 /** Speech has 2-8 syllable-like energy modulations per second; a steady sound measures under 1. */
 const MIN_SYLLABLES_PER_SECOND = 1.5;
+/**
+ * Speech's loudness spreads 18-24 dB (still 4-7 dB under as much white noise as speech); a synthetic tone's
+ * stays within 1 dB, however its pitch moves.
+ */
+const MIN_LOUDNESS_RANGE_DB = 2;
 
 /** Why a sample is not speech, in words for the client; undefined when it passes every check. */
 export function notSpeechReason(f: SpeakerFeatures): string | undefined {
@@ -65,6 +70,11 @@ export function notSpeechReason(f: SpeakerFeatures): string | undefined {
   }
   if (f.syllables_per_second < MIN_SYLLABLES_PER_SECOND) {
     return `The recording has no syllable rhythm: its loudness changes ${f.syllables_per_second.toFixed(1)} times per second, speech 2 to 8 times`;
+  }
+  // A tone whose pitch sweeps far and fast moves its harmonics through the band the syllables are counted in,
+  // which reads as a rhythm there; its overall loudness still never changes, and speech's always does.
+  if (f.loudness_range_db !== undefined && f.loudness_range_db < MIN_LOUDNESS_RANGE_DB) {
+    return `The recording's loudness never rises and falls as syllables do: it stays within ${f.loudness_range_db.toFixed(1)} dB (speech spreads over ${MIN_LOUDNESS_RANGE_DB} dB and more), so it sounds like a synthetic tone, not speech`;
   }
   return undefined;
 }
