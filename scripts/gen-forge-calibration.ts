@@ -12,7 +12,7 @@ import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
 import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/synth/engines/calibration.ts';
 import { fitTextDigest, fitTextFor } from '../src/forge/fit-text.ts';
-import { renderPcm, RENDER_RATE } from '../src/forge/render.ts';
+import { renderPcm, RENDER_RATE } from '../src/synth/render-pcm.ts';
 import { measureSpeaker, type SpeakerFeatures } from '../src/forge/speaker-features.ts';
 import { loadEspeakPitchLines } from './lib/espeak-pitch-line.ts';
 

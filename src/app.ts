@@ -195,7 +195,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     synthesizer,
     voices,
     ownedVoices,
-    forge: new VoiceForge({ synthesizer, library: voices, store: ownedVoices, analyzer: forgeAnalyzer }),
+    forge: new VoiceForge({ speech, library: voices, store: ownedVoices, analyzer: forgeAnalyzer }),
     sharedState,
     readiness: [
       { name: 'database', check: () => store.ping() },

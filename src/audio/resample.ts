@@ -2,19 +2,10 @@
 // filter table is small, which is every rate the engines and formats use; speex (resamplers/speex.ts) the rest.
 import { createPolyphaseResampler } from './resamplers/polyphase.ts';
 import { loadSpeex, SpeexResampler } from './resamplers/speex.ts';
+import type { Resampler } from './resamplers/resampler.ts';
 import { concatSamples } from './samples.ts';
 
-/** A streaming mono resampler: feed chunks in order, then flush once to get the tail. */
-export interface Resampler {
-  readonly inRate: number;
-  readonly outRate: number;
-  /** Resamples the next chunk; the output lags the input by the filter's latency until flush(). */
-  process(x: Float32Array): Float32Array;
-  /** Returns the remaining output and frees the wasm state; the total output is round(inTotal * outRate / inRate). */
-  flush(): Float32Array;
-  /** Frees the wasm state without producing the tail (for aborted streams); safe to call more than once. */
-  dispose(): void;
-}
+export type { Resampler } from './resamplers/resampler.ts';
 
 class IdentityResampler implements Resampler {
   constructor(readonly inRate: number, readonly outRate: number) {}

@@ -1,13 +1,13 @@
 // Cloning: pick the built-in voice nearest to a measured speaker, then fit the continuous genes by
 // analysis by synthesis (render the fit text, measure, adjust) until the clone measures like the sample.
-import type { Synthesizer } from '../synth/synthesizer.ts';
+import { RENDER_RATE } from '../synth/render-pcm.ts';
+import type { VoiceSpec } from '../synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../voices/builtin.ts';
 import { calibrationOf } from '../synth/engines/calibration.ts';
 import { matchesLanguage } from '../voices/filter.ts';
 import { fitTextFor, heldOutTextFor } from './fit-text.ts';
 import type { SpeechAnalyzer } from './forge-pool.ts';
 import { clampGenes, geneIsHeard, genomeOfBuiltin, genomeToSpec, pitchIsControllable, type VoiceGenome } from './genome.ts';
-import { renderPcm, RENDER_RATE } from './render.ts';
 import { perceivedGender, semitones, type SpeakerFeatures } from './speaker-features.ts';
 import type { Voice } from '../voices/voice.ts';
 
@@ -48,6 +48,11 @@ const MAX_SPECTRAL_FLATNESS = 0.3;
 const MIN_PITCH_RANGE_ST = 0.5;
 /** Speech has 2-8 syllable-like energy modulations per second; a steady sound measures under 1. */
 const MIN_SYLLABLES_PER_SECOND = 1.5;
+/**
+ * Speech's loudness spreads 18-24 dB (still 4-7 dB under as much white noise as speech); a synthetic tone's
+ * stays within 1 dB, however its pitch moves.
+ */
+const MIN_LOUDNESS_RANGE_DB = 2;
 
 /** Why a sample is not speech, in words for the client; undefined when it passes every check. */
 export function notSpeechReason(f: SpeakerFeatures): string | undefined {
@@ -65,6 +70,11 @@ export function notSpeechReason(f: SpeakerFeatures): string | undefined {
   }
   if (f.syllables_per_second < MIN_SYLLABLES_PER_SECOND) {
     return `The recording has no syllable rhythm: its loudness changes ${f.syllables_per_second.toFixed(1)} times per second, speech 2 to 8 times`;
+  }
+  // A tone whose pitch sweeps far and fast moves its harmonics through the band the syllables are counted in,
+  // which reads as a rhythm there; its overall loudness still never changes, and speech's always does.
+  if (f.loudness_range_db !== undefined && f.loudness_range_db < MIN_LOUDNESS_RANGE_DB) {
+    return `The recording's loudness never rises and falls as syllables do: it stays within ${f.loudness_range_db.toFixed(1)} dB (speech spreads over ${MIN_LOUDNESS_RANGE_DB} dB and more), so it sounds like a synthetic tone, not speech`;
   }
   return undefined;
 }
@@ -136,8 +146,10 @@ export interface FitOptions {
   maxRenders?: number;
   /** What the sample says: the fit then reads these words and matches their duration, not a rate estimate. */
   transcript?: string;
-  signal?: AbortSignal;
 }
+
+/** Speaks `text` with `voice` as mono float32 samples at RENDER_RATE (each render waits its turn for a worker). */
+export type FitRender = (voice: VoiceSpec, text: string) => Promise<Float32Array>;
 
 // Good enough to stop early: below what a listener tells apart, and well inside the measurement noise.
 const PITCH_TOLERANCE_ST = 0.35;
@@ -165,7 +177,7 @@ function score(step: FitStep, rangeMatters: boolean): number {
  * Either way one more render, of a held-out text, reports how well the fit carries over to new words.
  */
 export async function fitClone(
-  synth: Synthesizer,
+  render: FitRender,
   analyzer: SpeechAnalyzer,
   target: SpeakerFeatures,
   base: Voice,
@@ -190,7 +202,7 @@ export async function fitClone(
   let best: FitStep | undefined;
   for (let i = 0; i < maxRenders; i++) {
     const genome: VoiceGenome = { ...start, genes };
-    const pcm = await renderPcm(synth, genomeToSpec(genome), text, options.signal);
+    const pcm = await render(genomeToSpec(genome), text);
     const measured = await analyzer.measurePcm(pcm, RENDER_RATE);
     if (!measured || measured.pitch_hz === 0 || measured.syllables_per_second === 0 || measured.sounding_seconds === 0) {
       throw new Error(`the fit render of ${base.id} could not be measured`);
@@ -225,7 +237,7 @@ export async function fitClone(
   }
   const chosen = best as FitStep;
   const genome: VoiceGenome = { ...start, genes: chosen.genes };
-  const heldOut = await measureHeldOut(synth, analyzer, target, genome, base.language, options.signal);
+  const heldOut = await measureHeldOut(render, analyzer, target, genome, base.language);
   return { genome, measured: chosen.measured, steps, rate_measure: transcript ? 'transcript' : 'rhythm', held_out: heldOut };
 }
 
@@ -233,14 +245,13 @@ const round = (x: number, digits: number): number => Math.round(x * 10 ** digits
 
 /** Renders the held-out text with the fitted genes and compares it with the sample (rhythm measure for the rate). */
 async function measureHeldOut(
-  synth: Synthesizer,
+  render: FitRender,
   analyzer: SpeechAnalyzer,
   target: SpeakerFeatures,
   genome: VoiceGenome,
   language: string,
-  signal?: AbortSignal,
 ): Promise<HeldOutFit> {
-  const pcm = await renderPcm(synth, genomeToSpec(genome), heldOutTextFor(language), signal);
+  const pcm = await render(genomeToSpec(genome), heldOutTextFor(language));
   const m = await analyzer.measurePcm(pcm, RENDER_RATE);
   if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0) throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
   return {

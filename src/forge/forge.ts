@@ -4,7 +4,8 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { UploadContainer } from '../audio/decode.ts';
 import { AppError } from '../errors.ts';
 import type { BreedBody, CloneUpload } from '../schemas/forge.ts';
-import type { Synthesizer } from '../synth/synthesizer.ts';
+import type { VoiceSpec } from '../synth/voice-spec.ts';
+import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
 import { MAX_SEED, breedGenomes } from './breed.ts';
 import { breedNeural } from './breed-style.ts';
 import { getBuiltinVoice } from '../voices/builtin.ts';
@@ -29,7 +30,8 @@ export type CloneInput = CloneUpload;
 export type BreedInput = BreedBody;
 
 export interface ForgeDeps {
-  synthesizer: Synthesizer;
+  /** Renders a clone's fit in the caller's turn of the fair queue, unbilled. */
+  speech: Pick<SpeechService, 'renderForFit'>;
   library: VoiceLibrary;
   store: DbVoiceStore;
   analyzer: SpeechAnalyzer;
@@ -104,7 +106,9 @@ function describeGenes(genome: VoiceGenome): string {
 export class VoiceForge {
   constructor(private readonly deps: ForgeDeps) {}
 
-  async clone(ownerId: string, input: CloneInput): Promise<OwnedVoice> {
+  /** `signal` aborts when the client leaves: a fit render still waiting for a worker then gives up its turn. */
+  async clone(caller: SpeechCaller, input: CloneInput, signal: AbortSignal): Promise<OwnedVoice> {
+    const ownerId = caller.userId;
     const name = validateName(input.name);
     const language = input.language === undefined || input.language === '' ? DEFAULT_CLONE_LANGUAGE : input.language;
     if (!isValidLanguageQuery(language)) throw new AppError('validation', 'language must be a BCP 47 language tag such as "en" or "en-GB"');
@@ -119,7 +123,8 @@ export class VoiceForge {
     if (notSpeech) throw new AppError('not_speech', notSpeech);
 
     const base = nearestBase(sample, candidates, language);
-    const fit = await fitClone(this.deps.synthesizer, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders, transcript });
+    const render = (spec: VoiceSpec, text: string): Promise<Float32Array> => this.deps.speech.renderForFit(caller, spec, text, signal);
+    const fit = await fitClone(render, this.deps.analyzer, sample, base, { maxRenders: this.deps.fitRenders, transcript });
     const last = fit.steps.find((s) => s.measured === fit.measured);
     const id = newVoiceId('clone');
     const genome = fit.genome;

@@ -3,6 +3,7 @@
 // render are measured alike (the syllable counter and the long-term spectrum both depend on the rate).
 import { measurePitch, measureSpeakingRate, spectralFeatures, trimSilence } from '../audio/analysis.ts';
 import { formantSpacing } from '../audio/analysis/formants.ts';
+import { loudnessRange } from '../audio/analysis/levels.ts';
 import { measureSyllabicRate } from '../audio/analysis/rhythm.ts';
 import { resampleAll } from '../audio/resample.ts';
 
@@ -30,6 +31,12 @@ export interface SpeakerFeatures {
   speech_seconds: number;
   /** Seconds that sound, pauses over 120 ms left out: two readings of one text compare by it. */
   sounding_seconds: number;
+  /**
+   * dB from the 10th to the 90th percentile of the 50 ms loudness while it sounds (loudnessRange): speech rises
+   * and falls with its syllables, a synthetic tone does not. Absent from measurements older than it (the
+   * base voices' calibration, clones stored before).
+   */
+  loudness_range_db?: number;
   /** Formant spacing of a uniform tube fitted to F1-F3, Hz: ~1000 for men, ~1150+ for women (vocal tract length). */
   formant_spacing_hz: number;
   /** Long-term spectrum over 0-4 kHz. */
@@ -71,6 +78,7 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
     syllables_per_second: round(Math.sqrt(rhythm.syllablesPerSecond * peaks.syllablesPerSecond), 3),
     speech_seconds: round(speech.length / ANALYSIS_RATE, 3),
     sounding_seconds: round(rhythm.soundingSeconds, 3),
+    loudness_range_db: round(loudnessRange(speech, ANALYSIS_RATE), 2),
     formant_spacing_hz: round(spacing, 1),
     spectral_centroid_hz: round(spectrum.centroidHz, 1),
     spectral_tilt_db_per_octave: round(spectrum.tilt, 3),

@@ -66,7 +66,10 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 export const RequestId = Type.String({ format: 'uuid', description: 'The id of the request, also in the X-Request-Id header and on its log lines' });
 
-/** The one error body (SPEC §7): `error` is the message, `code` a machine-readable code from the catalogue. */
+/**
+ * The one error body of every door: `error` is the message for people, `code` a machine-readable code from the
+ * catalogue, so a client branches on the code and never has to parse the text.
+ */
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'What went wrong, for people' }),

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LexiconNames } from './lexicons.ts';
 
-/** The formats /v1/speak and /v1/audio/speech answer in (DESIGN §5). mp3 is the default. */
+/** The formats /v1/speak and /v1/audio/speech answer in. mp3 is the default: every player and browser opens it. */
 export const SPEECH_FORMATS = ['mp3', 'wav', 'opus', 'flac', 'pcm', 'mulaw', 'alaw'] as const;
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 export const DEFAULT_SPEECH_FORMAT: SpeechFormat = 'mp3';

@@ -1,5 +1,5 @@
-// The WebSocket stream's messages (SPEC §6, with the additions id, speed, words, cancel and error, and input
-// streaming: context_id, continue, flush). Pure: only TypeBox, so the client SDK and the dashboard can import it.
+// The WebSocket stream's messages: synthesize requests and their audio, with ids, speed, word timings, cancel
+// and errors, and input streaming (context_id, continue, flush). Pure: only TypeBox, so the client SDK and the dashboard can import it.
 import { Type, type Static } from '@sinclair/typebox';
 import { LexiconNames } from './lexicons.ts';
 import { MarkTiming, Speed, STREAM_SAMPLE_RATE, VoiceId, WordTiming } from './speech.ts';

@@ -5,7 +5,9 @@ import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEEC
 import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
 import type { Phonemized } from '../synth/phonemize.ts';
+import { renderPcm } from '../synth/render-pcm.ts';
 import { SynthesisError, type SpeechChunk, type SpeechRequest, type Synthesizer } from '../synth/synthesizer.ts';
+import type { VoiceSpec } from '../synth/voice-spec.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Gender, Voice } from '../voices/voice.ts';
@@ -232,6 +234,23 @@ export class SpeechService {
     const voice = await this.resolveVoice(caller, { voiceId });
     const text = previewText({ language: language ?? voice.language });
     return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, { billed: false });
+  }
+
+  /**
+   * Speaks `text` with a voice that is not stored yet (a clone being fitted) as mono float32 samples at
+   * RENDER_RATE, for measuring. It is worker time like any speech, so it takes a slot in the caller's turn of
+   * the fair queue (and one of the key's MAX_CONCURRENT_PER_KEY) while it renders; it is not billed, since the
+   * caller asked for a voice, not for this audio, and it never comes from or goes into the cache.
+   */
+  async renderForFit(caller: SpeechCaller, voice: VoiceSpec, text: string, signal: AbortSignal): Promise<Float32Array> {
+    const releaseSlot = await this.acquireSlot(caller, signal);
+    try {
+      return await renderPcm(this.deps.synthesizer, voice, text, signal);
+    } catch (err) {
+      throw speechError(err);
+    } finally {
+      releaseSlot();
+    }
   }
 
   private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, how: { billed: boolean; background?: boolean }): Promise<Speech> {

@@ -87,7 +87,8 @@ function runText(run: SpokenRun, voice: VoiceSpec): { mapped: MappedText; raw: b
 
 /** The plan of a request: its script, or its text as plain text. */
 export function planSpeech(req: PlanRequest): PlanItem[] {
-  // Lexicon rules turn matching words into sub/phoneme runs, before any normalization (contract 4).
+  // Lexicon rules turn matching words into sub/phoneme runs, before any normalization: a rule matches the words
+  // as the user wrote them, not as numbers and abbreviations were spelled out.
   const script = applyLexicon(req.script ?? plainScript(req.text), req.lexicon);
   // Aliases can make a text within the limit speak far more: checked on what will be said.
   if (req.lexicon) checkExpandedLength(script, req.maxChars);

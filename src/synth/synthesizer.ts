@@ -119,7 +119,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
       poke();
     });
     signal?.addEventListener('abort', poke);
-    // Every field travels (contract 1: script, voices, lexicon, pauseBefore, sampleRate ... all change the audio).
+    // Every field travels to the worker: script, voices, lexicon, pauseBefore, sampleRate ... all change the audio.
     const request: SpeechRequest = { ...req };
     // The text's length with any markup in it: close enough to the speech's for choosing a thread.
     const long = options.background === true || isLongReading(req.text.length);

@@ -1,5 +1,5 @@
-// Issue 16, finding 10: cloning refused nothing that sounds: a pure 440 Hz sine became a "female" voice
-// at 400 Hz. Tones, hums, noise and clicks are now refused with a message naming what is wrong, and real
+// Cloning once refused nothing that sounds: a pure 440 Hz sine became a "female" voice at 400 Hz. Tones (steady,
+// wavering or sweeping), hums, noise and clicks are now refused with a message naming what is wrong, and real
 // speech (synthetic voices and LibriVox readers) is still accepted.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +64,23 @@ describe('clone refuses recordings that are not speech', () => {
     // Vibrato of ±10 Hz moves the pitch past the steady-tone check; the loudness never changes.
     const vibrato = signal(5, (t) => 0.5 * Math.sin(2 * Math.PI * 220 * t + (10 / 5) * Math.sin(2 * Math.PI * 5 * t)));
     await expectRefused(wav(vibrato), 422, 'not_speech', /syllable rhythm/);
+  });
+
+  test('a sawtooth whose pitch sweeps like intonation: its loudness never rises and falls', async () => {
+    // Its pitch moves by many semitones a few times a second, and its harmonics sweeping through the band where
+    // syllables are counted fake a syllable rhythm there; its overall loudness stays the same all along.
+    for (const [base, depth, perSecond] of [
+      [150, 90, 4],
+      [100, 30, 2],
+      [220, 200, 2],
+    ]) {
+      let phase = 0;
+      const saw = signal(5, (t) => {
+        phase += (base + depth * Math.sin(2 * Math.PI * perSecond * t)) / RATE;
+        return 0.5 * (2 * (phase % 1) - 1);
+      });
+      await expectRefused(wav(saw), 422, 'not_speech', /loudness never rises and falls.*synthetic tone/);
+    }
   });
 
   test('silence with clicks: nothing sounds long enough', async () => {

@@ -1,4 +1,4 @@
-// Property-based tests (issue 16): random and mutated multipart bodies to the clone route, and WAV, MP3,
+// Property-based tests: random and mutated multipart bodies to the clone route, and WAV, MP3,
 // Ogg (Vorbis, Opus) and FLAC files with mutated or truncated bytes as clone uploads, never give a 5xx
 // or a hang; every 4xx is the error envelope, and the server is healthy afterwards.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Finding 2 of the outside security test: 20 parallel 10 MiB clones on one key were all accepted and queued.
+// One key could once send 20 parallel 10 MiB clones, all accepted and queued: storage and analysis without bound.
 // Voices and stored sample bytes per account are capped atomically (parallel requests at the boundary produce
 // exactly the cap, on SQLite and PostgreSQL), and the analysis queue is bounded (503 busy with Retry-After).
 import { after, before, describe, test } from 'node:test';

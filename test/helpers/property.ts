@@ -1,4 +1,4 @@
-// Shared checks of the property-based tests (issue 16): whatever a client sends, the answer comes in time,
+// Shared checks of the property-based tests: whatever a client sends, the answer comes in time,
 // is never a 5xx, every 4xx is the one error envelope, and the server still serves afterwards.
 import assert from 'node:assert/strict';
 import type { TestServer } from './server.ts';

@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { STREAM_SAMPLE_RATE } from '../../src/schemas/speech.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 3 of the outside security test: one request could produce 37 minutes of audio. MAX_AUDIO_SECONDS stops
+// One request could once produce 37 minutes of audio from a short text. MAX_AUDIO_SECONDS stops
 // the synthesis as audio is produced and tells the client (an HTTP trailer, a last WebSocket message).
 
 const CAP_SECONDS = 2;

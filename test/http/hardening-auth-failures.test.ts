@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 7 of the outside security test: 150 requests with an unknown key were all answered 401, never 429.
+// Guessing keys must run into the rate limit: 150 requests with an unknown key were once all answered 401, never 429.
 const LIMIT = 4;
 
 interface ErrorEnvelope {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { DEFAULT_STREAM_LIMITS } from '../../src/http/stream/connection.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 9 of the outside security test: looser defaults than they should be.
+// Defaults safe for a server on the internet: short-lived sign-in links, auth answers never cached, voice names
+// without bidi tricks, stalled streams dropped, a strict session cookie.
 
 describe('defaults: sign-in link, session cookie, caching, names', () => {
   let s: TestServer;

@@ -5,8 +5,8 @@ import { connect } from 'node:net';
 import { ERRORS } from '../../src/schemas/errors.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 8 of the outside security test: errors from the HTTP parser and the router came without the
-// envelope (Fastify's own {"error":"Bad Request","message":"Client Error"}, no request_id, or no body at all).
+// Every error a client can get carries the one envelope: errors from the HTTP parser and the router once came
+// without it (Fastify's own {"error":"Bad Request","message":"Client Error"}, no request_id, or no body at all).
 
 interface RawAnswer {
   status: number;

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 6 of the outside security test: names from the request reached Object.prototype ("voice":
-// "__proto__" → 500 TypeError, or silently the default voice). Every such name must be a 4xx, or, for a
-// filter, simply match nothing.
+// Names from the request once reached Object.prototype ("voice": "__proto__" → 500 TypeError, or silently the
+// default voice). Every such name must be a 4xx, or, for a filter, simply match nothing.
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 
 describe('user-supplied names never reach Object.prototype', () => {

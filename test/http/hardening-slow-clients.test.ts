@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-// Finding 1 of the outside security test: a body trickled one byte every 5 s kept its connection open for
-// minutes; slow headers got a 408 only after ~60 s, with an empty body.
+// A slow client must not hold a connection: a body trickled one byte every 5 s once kept its connection open for
+// minutes, and slow headers got a 408 only after ~60 s, with an empty body.
 
 /** A raw connection that records what the server wrote and when it closed. */
 function open(base: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {

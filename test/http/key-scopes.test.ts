@@ -1,4 +1,4 @@
-// Key management with a Bearer key (SPEC §4/§5.1), bounded by scopes: what a key may do on every door, what it
+// Key management with a Bearer key (what a deploy script does without a browser), bounded by scopes: what a key may do on every door, what it
 // may mint, and revocation by `key_id` or `id` in the body or the query string.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,7 +59,7 @@ function refusedUpgrade(url: string): Promise<{ status: number; code: string }> 
   });
 }
 
-describe('keys with a Bearer key (the SPEC flow)', () => {
+describe('keys with a Bearer key (session, then key, then keys)', () => {
   test('a session creates a key; that key creates, lists and revokes keys, by key_id or id, in the body or the query', async () => {
     const { cookie } = await s.signIn('spec-flow@example.com');
     const first = await created(await create({ cookie }, { name: 'first' }));

@@ -160,7 +160,7 @@ describe('OpenAI client errors', () => {
         (err: unknown) => {
           assert.ok(err instanceof OpenAI.APIError, String(err));
           assert.equal(err.status, status);
-          // Our body keeps `error` a string (SPEC §7): the SDK exposes it as `error`, and quotes it in `message`.
+          // Our body keeps `error` a string (the one error body of every door): the SDK exposes it as `error`, and quotes it in `message`.
           assert.equal(typeof err.error, 'string');
           assert.match(err.error as string, message);
           assert.ok(err.message.startsWith(`${status} "`), err.message);

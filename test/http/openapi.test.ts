@@ -58,7 +58,7 @@ describe('/openapi.json', () => {
     }
   });
 
-  test('every endpoint of SPEC.md and the additions is there', () => {
+  test('every endpoint the service offers is there', () => {
     for (const [method, path] of [
       ['POST', '/api/auth/api-keys'],
       ['GET', '/api/auth/api-keys'],

@@ -1,4 +1,4 @@
-// Property-based test (issue 16): arbitrary and near-miss JSON bodies to the JSON endpoints never give a
+// Property-based test: arbitrary and near-miss JSON bodies to the JSON endpoints never give a
 // 5xx or a hang, every 4xx is the error envelope, and the server is healthy afterwards.
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Property-based test (issue 15): random SSML from the supported subset (valid and invalid values, unknown
+// Property-based test: random SSML from the supported subset (valid and invalid values, unknown
 // elements and attributes, entities, truncated documents) and random Unicode text, through the real server:
 // never a 5xx, never a hang; audio is whole 16-bit PCM; word timings are monotonic and inside the audio.
 import { after, before, describe, test } from 'node:test';

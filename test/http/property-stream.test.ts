@@ -1,4 +1,4 @@
-// Property-based test (issue 16): random JSON and random text or binary frames on /v1/ws/stream are
+// Property-based test: random JSON and random text or binary frames on /v1/ws/stream are
 // answered with error messages in the envelope (or audio, when they happen to be valid requests); the
 // connection stays usable or closes with a proper code, and the server is healthy afterwards.
 import { after, before, describe, test } from 'node:test';

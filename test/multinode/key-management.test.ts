@@ -1,4 +1,4 @@
-// Key management with a Bearer key on two real nodes sharing PostgreSQL and Redis: the SPEC's flow (a session
+// Key management with a Bearer key on two real nodes sharing PostgreSQL and Redis: the whole flow (a session
 // creates a key; the key creates, lists and revokes keys, in the body and in the query) with each step on the
 // other node than the one before, and a revocation on one node refusing the key on the other at once.
 import { after, before, describe, test } from 'node:test';

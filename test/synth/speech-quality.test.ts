@@ -1,4 +1,4 @@
-// Issue 18 through the real server, measured with tools outside the service: written forms spoken as
+// Speech quality through the real server, measured with tools outside the service: written forms spoken as
 // people say them (audio compared with the audio of the spoken form), kal16 at Debian flite's own pace,
 // and every voice at one loudness with no full-scale sample (ffmpeg's EBU R128 meter).
 import assert from 'node:assert/strict';

@@ -62,3 +62,32 @@ export function speechMask(levels: FrameLevels, bridgeFrames: number): Uint8Arra
   }
   return mask;
 }
+
+/**
+ * Frames averaged into one loudness reading: 50 ms follows syllables (each lasts 150-300 ms) while one period
+ * of a low voice (up to ~14 ms) no longer ripples the level.
+ */
+const LOUDNESS_FRAMES = 5;
+
+/**
+ * How far the loudness of the sounding parts spreads: dB from the 10th to the 90th percentile of the 50 ms level,
+ * pauses left out. Speech rises and falls with its syllables (vowels loud, consonants and gaps between words
+ * soft): read speech spreads 18-24 dB, under as much white noise as speech still 4-7 dB. A synthetic tone keeps
+ * one loudness whatever its pitch does (under 1 dB), even where its harmonics sweeping through a band fake a
+ * syllable rhythm in that band.
+ */
+export function loudnessRange(x: Float32Array, rate: number): number {
+  const { db, silenceDb } = frameLevels(x, rate);
+  const readings: number[] = [];
+  for (let i = 0; i + LOUDNESS_FRAMES <= db.length; i++) {
+    let power = 0;
+    for (let k = i; k < i + LOUDNESS_FRAMES; k++) power += 10 ** (db[k] / 10);
+    const level = 10 * Math.log10(power / LOUDNESS_FRAMES);
+    if (level > silenceDb) readings.push(level);
+  }
+  if (readings.length === 0) return 0;
+  const sorted = Float64Array.from(readings).sort();
+  // Nearest rank: pitch.ts has the interpolated quantile, but it imports this file.
+  const at = (q: number): number => sorted[Math.round((sorted.length - 1) * q)];
+  return at(0.9) - at(0.1);
+}

@@ -15,7 +15,7 @@ export const OUTPUT_RATE = STREAM_SAMPLE_RATE;
 
 /**
  * Per format: what to send as Content-Type, the rate the encoder expects its input at by default, and a file
- * extension for downloads. mu-law and A-law are telephone audio: 8 kHz in a WAV container (DESIGN §5), which
+ * extension for downloads. mu-law and A-law are telephone audio: 8 kHz in a WAV container, which
  * every player opens, unlike headerless audio/basic. Keyed by the one list of encodings (schemas/speech.ts): a
  * format added there does not typecheck until it has a row here.
  */

@@ -46,7 +46,7 @@ function giveBack(lame: Lame, rate: Mp3Rate, bitrate: number): void {
  * wasm-media-encoders 0.7.0 builds LAME 3.100 without a quality setting, so lame_init's "quality unset"
  * (-1) becomes LAME's default q=3 in lame_init_params: its noise-shaping loops cost 2-4x the encoding
  * time of q=7 ("fast": psychoacoustics kept, no shaping loops), which at 64 kbps for speech is not heard
- * apart (issue 13: mp3 was most of the pipeline's time). lame_init_old stores quality and mode together
+ * apart (mp3 encoding was most of the pipeline's time). lame_init_old stores quality and mode together
  * as one i64 constant (mode NOT_SET=4 in the high word, quality -1 in the low one); only that constant
  * changes, to quality 7, with a LEB128 of the same length so no offsets move. The patch applies only to
  * the exact file whose hash and bytes are checked here; any other build runs unpatched, at q=3.

@@ -38,7 +38,7 @@ export function createPcm16Encoder(sampleRate: number): StreamEncoder {
   };
 }
 
-/** Raw float32 little-endian: what the WebSocket stream carries (SPEC §6). */
+/** Raw float32 little-endian: what the WebSocket stream carries (a client plays the samples as they come, with no decoder). */
 export function createF32Encoder(sampleRate: number): StreamEncoder {
   return {
     contentType: 'application/octet-stream',

@@ -1,6 +1,6 @@
 import type { AudioEncoding } from '../../schemas/speech.ts';
 
-/** Output formats of /v1/speak (DESIGN §5) plus raw float32 for the WebSocket stream: the one list in schemas/speech.ts. */
+/** Output formats of /v1/speak plus raw float32 for the WebSocket stream: the one list in schemas/speech.ts. */
 export type EncodeFormat = AudioEncoding;
 
 /**

@@ -7,8 +7,8 @@
 // where the speech band fits easily, 80 taps (100 dB) where the lower rate is close to it, and the same
 // cut-offs (resamplerFilter). The dot products run in WebAssembly with SIMD (simd/kernels.c): speex
 // resamples 22 050 to 24 000 Hz (147:160) by interpolating between table entries for every output sample,
-// four dot products each, and took about a quarter of espeak's own time (issue 13).
-import type { Resampler } from '../resample.ts';
+// four dot products each, and took about a quarter of espeak's own time (measured on the speech pipeline).
+import type { Resampler } from './resampler.ts';
 import { concatSamples } from '../samples.ts';
 import { KERNEL_BLOCK as BLOCK, simdKernels } from '../simd/kernels.ts';
 import { lightFilterFits } from './filter-choice.ts';

@@ -1,6 +1,6 @@
 // What every resampler keeps alike: the samples in and out so far, so that flush() ends the output at exactly
 // round(in * outRate / inRate) samples whatever the filter's lag, and refusing input once closed.
-import type { Resampler } from '../resample.ts';
+import type { Resampler } from './resampler.ts';
 
 export abstract class StreamResampler implements Resampler {
   private totalIn = 0;

@@ -96,7 +96,7 @@ export function requireOwnOrigin(app: FastifyInstance, request: FastifyRequest):
   if (!originAllowed(app.config, origin, request.host)) throw new AppError('csrf', csrfMessage(app.config, origin));
 }
 
-/** preHandler for routes marked "required" in the spec. */
+/** preHandler for routes only a signed-in caller (a key or a session) may use; a session must come from our own origin. */
 export async function requireAuth(this: FastifyInstance, request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   if (!request.principal) throw new AppError('unauthorized');
   if (request.principal.via === 'session') checkOrigin(this, request);

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import { BreedBody, CloneUpload, ForgedVoice, MAX_UPLOAD_BYTES } from '../../schemas/forge.ts';
 import { toOwnedPublicVoice } from '../../forge/forge.ts';
 import { requireScope } from '../plugins/auth.ts';
+import { hangUpSignal, speechCaller } from '../speech-reply.ts';
 
 const MULTIPART_LIMITS = {
   fileSize: MAX_UPLOAD_BYTES,
@@ -86,9 +87,9 @@ async function cloneRoute(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const userId = userOf(request);
+      const caller = speechCaller(request.principal);
       if (request.body.audio.length === 0) throw new AppError('invalid_audio', 'The audio file is empty');
-      const voice = await app.services.forge.clone(userId, request.body);
+      const voice = await app.services.forge.clone(caller, request.body, hangUpSignal(reply));
       return reply.status(201).send({ voice: toOwnedPublicVoice(voice) });
     },
   );

@@ -1,4 +1,4 @@
-// Pronunciation lexicon rules as the worker applies them (contract 4): carried in SpeechRequest.lexicon (so the
+// Pronunciation lexicon rules as the worker applies them: carried in SpeechRequest.lexicon (so the
 // synthesis cache keys on them) and applied to the parsed script before normalization, so "WHO" is matched as
 // written rather than after "$5" or "Dr." were spelled out.
 //

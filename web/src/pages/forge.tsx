@@ -13,7 +13,8 @@ import { useFailure } from '../session.ts';
 import type { Voice } from '../types.ts';
 import { reloadVoices, useVoices } from '../voices-store.ts';
 
-// The service's limits for a voice sample (DESIGN.md; the service checks them again and explains refusals).
+// The service's limits for a voice sample, checked here so a wrong file is refused before its upload (the service
+// checks them again and explains refusals).
 export const CLONE_MAX_BYTES = 10 * 1024 * 1024;
 export const CLONE_MIN_SECONDS = 3;
 export const CLONE_MAX_SECONDS = 120;

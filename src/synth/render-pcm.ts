@@ -1,6 +1,7 @@
-// Renders a voice to raw samples through the synthesizer's worker pool (the forge never loads an engine).
-import { sampleRateOf, type Synthesizer } from '../synth/synthesizer.ts';
-import type { VoiceSpec } from '../synth/voice-spec.ts';
+// Renders a voice to raw samples through the synthesizer's worker pool, for measuring it (the forge's fit,
+// the calibration script): nothing here loads an engine.
+import { sampleRateOf, type Synthesizer } from './synthesizer.ts';
+import type { VoiceSpec } from './voice-spec.ts';
 
 export const RENDER_RATE = sampleRateOf('f32');
 
