@@ -38,7 +38,8 @@ export function endsPlainly(text: string): boolean {
   // "U.S.", "example.com.", single letters ("a." in a list), and the abbreviations read with their period.
   if (word.includes('.') || /^\p{L}$/u.test(word) || neverEndsAfter(word) || isAbbreviation(word)) return false;
   const before = words.pop() ?? '';
-  return !(/\p{N}$/u.test(before) && unitOf(word) !== undefined);
+  // The units table leaves "in" out (a common word); after a number it is the inch that "12 in. long" goes on with.
+  return !(/\p{N}$/u.test(before) && (unitOf(word) !== undefined || word === 'in'));
 }
 
 /**
@@ -109,7 +110,7 @@ export class SentenceStream {
   private take(all: boolean): ReadySentence[] {
     // The first sentence of a text is cut shorter (as for a whole text), so its audio starts sooner.
     const pieces = splitSentences(this.text, { firstMaxChars: this.handedOut ? DEFAULT_MAX_CHARS : DEFAULT_FIRST_MAX_CHARS });
-    const early = false as boolean;
+    const early = !all && endsPlainly(this.text);
     const complete = all || early ? pieces : pieces.slice(0, -1);
     const out: ReadySentence[] = [];
     let cursor = 0;
