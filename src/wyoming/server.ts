@@ -6,9 +6,9 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors.ts';
-import type { SpeechService } from '../speech/speech-service.ts';
-import { SentenceStream, type ReadySentence } from '../synth/text/incremental.ts';
-import type { Break } from '../synth/text/split.ts';
+import { InputStream, type SentenceWork } from '../speech/input-stream.ts';
+import type { Speech, SpeechService } from '../speech/speech-service.ts';
+import type { SpeechChunk } from '../synth/synthesizer.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import { encodeEvent, FRAME_LIMITS, FrameError, FrameReader, type WyomingEvent } from './frames.ts';
 import { ttsInfo } from './info.ts';
@@ -183,12 +183,10 @@ class InfoCache {
   }
 }
 
-/** A synthesize-start … synthesize-stop stream: its sentences are cut as the WebSocket's input streaming cuts them. */
+/** A synthesize-start … synthesize-stop stream: its sentences are cut and spoken as the WebSocket's contexts are. */
 interface TextStream {
   voice: string | undefined;
-  text: SentenceStream;
-  /** The break after the last sentence spoken: the pause before the next. */
-  lastBreak: Break | undefined;
+  input: InputStream;
   audioStarted: boolean;
   /** For the request log: what the stream has spoken so far. */
   characters: number;
@@ -216,6 +214,8 @@ class Connection {
   private stream: TextStream | undefined;
   /** Audio sent on this connection so far (all its requests). */
   private audioSeconds = 0;
+  /** Who paid for the synthesis in progress, for its log line. */
+  private lastPayer: WyomingPayer | null = null;
 
   constructor(
     private readonly deps: WyomingDeps,
@@ -288,30 +288,46 @@ class Connection {
         if (this.stream) return;
         const text = typeof data.text === 'string' ? data.text : '';
         const voice = voiceName(data);
-        const spoken = await this.speak(text, voice, false);
+        const spoken = await this.speak(text, voice);
         if (spoken.ok) await this.send('audio-stop', {});
         await this.log({ voice, characters: text.length, ...spoken });
         return this.endIfSpent();
       }
-      case 'synthesize-start':
-        this.stream = { voice: voiceName(data), text: new SentenceStream(), lastBreak: undefined, audioStarted: false, characters: 0, audioSeconds: 0, outcome: 'spoken' };
+      case 'synthesize-start': {
+        const voice = voiceName(data);
+        const input = new InputStream({
+          speech: this.deps.speech,
+          door: 'wyoming',
+          format: 'pcm',
+          voice: { voiceId: voice },
+          maxChars: this.deps.maxTextChars,
+          tooLong: (_wouldHold, limit) => `streamed text has no sentence end within ${limit} characters`,
+          // Only synthesize-stop flushes: a stream past the budget would refuse every later chunk.
+          dropOnOverflow: true,
+          payer: () => this.payer(),
+        });
+        this.stream = { voice, input, audioStarted: false, characters: 0, audioSeconds: 0, outcome: 'spoken' };
         return;
+      }
       case 'synthesize-chunk': {
         const stream = this.stream;
         if (!stream) return this.error('validation', 'synthesize-chunk without synthesize-start');
         const piece = typeof data.text === 'string' ? data.text : '';
-        if (stream.text.pendingChars + piece.length > this.deps.maxTextChars) {
-          stream.text.reset();
-          return this.error('text_too_long', `streamed text has no sentence end within ${this.deps.maxTextChars} characters`);
+        let ready: SentenceWork[];
+        try {
+          ready = stream.input.push(piece);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return this.error(err.code, err.message);
         }
-        // A sentence is spoken as soon as it is complete: once the next one has begun.
-        await this.speakSentences(stream, stream.text.push(piece));
+        // A sentence is spoken as soon as it is complete.
+        await this.speakSentences(stream, ready);
         return this.endIfSpent();
       }
       case 'synthesize-stop': {
         const stream = this.stream;
         if (!stream) return this.error('validation', 'synthesize-stop without synthesize-start');
-        await this.speakSentences(stream, stream.text.flush());
+        await this.speakSentences(stream, stream.input.flush());
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
         await this.send('synthesize-stopped', {});
@@ -325,17 +341,23 @@ class Connection {
   }
 
   /**
-   * Speaks a stream's newly complete sentences in order, one request each, each after the pause its
-   * predecessor's end calls for (as the WebSocket's input streaming does). A failure (one `error` event) drops
-   * the rest of them: they would fail alike.
+   * Speaks a stream's newly complete sentences in order, one request each (InputStream.speak). A failure (one
+   * `error` event) drops the rest of them: they would fail alike.
    */
-  private async speakSentences(stream: TextStream, sentences: ReadySentence[]): Promise<void> {
-    for (const sentence of sentences) {
-      const spoken = await this.speak(sentence.text, stream.voice, stream.audioStarted, stream.lastBreak);
-      stream.lastBreak = sentence.break;
+  private async speakSentences(stream: TextStream, sentences: SentenceWork[]): Promise<void> {
+    for (const [i, sentence] of sentences.entries()) {
+      const spoken = await this.attempt(async (audio) => {
+        const signal = this.abort.signal;
+        await stream.input.speak(sentence, signal, {
+          onStart: (speech) => audio.start(speech, stream.audioStarted),
+          onChunk: (chunk) => audio.chunk(chunk),
+        });
+        if (signal.aborted) throw new Error('connection closed');
+      });
       stream.audioSeconds += spoken.audioSeconds;
       if (!spoken.ok) {
         stream.outcome = spoken.outcome;
+        stream.input.abandon(sentences.slice(i + 1));
         return;
       }
       stream.characters += sentence.text.length;
@@ -343,36 +365,61 @@ class Connection {
     }
   }
 
+  /** Speaks `text` whole as audio-chunks, after an audio-start. */
+  private speak(text: string, voiceId: string | undefined): Promise<Spoken> {
+    return this.attempt(async (audio) => {
+      const payer = await this.payer();
+      const speech = await this.deps.speech.speak(payer, { text, voiceId, format: 'pcm', door: 'wyoming' }, this.abort.signal);
+      await audio.start(speech, false);
+      for await (const chunk of speech.chunks) await audio.chunk(chunk);
+    });
+  }
+
   /**
-   * Speaks `text` as audio-chunks, after an audio-start unless one was already sent. Failures become an `error`
-   * event: until a key is connected, the one that says how to connect one.
+   * Who pays for a synthesis, asked afresh before each (a key revoked or disconnected meanwhile pays for no more);
+   * refused once the connection's audio budget is spent. Until a key is connected, the error says how to connect one.
    */
-  private async speak(text: string, voiceId: string | undefined, audioStarted: boolean, pauseBefore?: Break): Promise<Spoken> {
+  private async payer(): Promise<WyomingPayer> {
+    const payer = await this.deps.link.payer();
+    this.lastPayer = payer;
+    if (!payer) {
+      throw new AppError(
+        'wyoming_not_connected',
+        `Voxsmith's Wyoming server is not connected to an account yet: sign in at ${this.deps.connectUrl} and choose the API key ` +
+          'it bills on the Home Assistant page (or start Voxsmith with WYOMING_API_KEY set).',
+      );
+    }
+    if (this.audioSeconds >= this.deps.limits.maxAudioSeconds) throw this.budgetSpent();
+    return payer;
+  }
+
+  /**
+   * Runs a synthesis whose audio goes out as audio-start (unless one was already sent) and audio-chunks, within
+   * the connection's audio budget. Failures become an `error` event.
+   */
+  private async attempt(run: (audio: { start(speech: Speech, started: boolean): Promise<void>; chunk(chunk: SpeechChunk): Promise<void> }) => Promise<void>): Promise<Spoken> {
     const { limits } = this.deps;
-    let payer: WyomingPayer | null = null;
+    this.lastPayer = null;
     let audioSeconds = 0;
-    try {
-      payer = await this.deps.link.payer();
-      if (!payer) {
-        throw new AppError(
-          'wyoming_not_connected',
-          `Voxsmith's Wyoming server is not connected to an account yet: sign in at ${this.deps.connectUrl} and choose the API key ` +
-            'it bills on the Home Assistant page (or start Voxsmith with WYOMING_API_KEY set).',
-        );
-      }
-      if (this.audioSeconds >= limits.maxAudioSeconds) throw this.budgetSpent();
-      const spoken = await this.deps.speech.speak(payer, { text, voiceId, format: 'pcm', door: 'wyoming', pauseBefore }, this.abort.signal);
-      const format = { rate: spoken.info.sampleRate, width: 2, channels: 1 };
-      if (!audioStarted) await this.send('audio-start', { ...format, timestamp: 0 });
-      for await (const chunk of spoken.chunks) {
+    let format = { rate: 0, width: 2, channels: 1 };
+    const audio = {
+      start: async (speech: Speech, started: boolean): Promise<void> => {
+        format = { rate: speech.info.sampleRate, width: 2, channels: 1 };
+        if (!started) await this.send('audio-start', { ...format, timestamp: 0 });
+      },
+      chunk: async (chunk: SpeechChunk): Promise<void> => {
         // Checked before the chunk goes out, as the per-request cap is: the client never gets more than the budget.
         if (this.audioSeconds + chunk.seconds > limits.maxAudioSeconds) throw this.budgetSpent();
         this.audioSeconds += chunk.seconds;
         audioSeconds += chunk.seconds;
         if (chunk.bytes.length > 0) await this.send('audio-chunk', format, chunk.bytes);
-      }
-      return { ok: true, audioSeconds, payer, outcome: 'spoken' };
+      },
+    };
+    try {
+      await run(audio);
+      return { ok: true, audioSeconds, payer: this.lastPayer, outcome: 'spoken' };
     } catch (err) {
+      const payer = this.lastPayer;
       if (this.abort.signal.aborted) return { ok: false, audioSeconds, payer, outcome: 'cancelled' };
       if (err instanceof AppError) {
         await this.error(err.code, err.message);

@@ -18,10 +18,10 @@ export async function speakWithTimestampsRoutes(app: FastifyInstance): Promise<v
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const start = (body: SpeakWithTimestampsBody, principal: Principal | null, signal: AbortSignal, download: boolean): Promise<Speech> => {
-    const { text, text_type, voice_id, speed, format } = body;
+    const { text, text_type, voice_id, speed, format, sample_rate } = body;
     return app.services.speech.speak(
       speechCaller(principal),
-      { text, textType: text_type, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, door: 'timestamps', download },
+      { text, textType: text_type, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, sampleRate: sample_rate, door: 'timestamps', download },
       signal,
     );
   };

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.ts';
 import { STREAM_FORMAT, STREAM_SAMPLE_RATE, type WordTiming } from '../../schemas/speech.ts';
 import { STREAM_BYTES_PER_SAMPLE, type SynthesizeMessage } from '../../schemas/stream.ts';
+import type { SpeechCaller } from '../../speech/speech-service.ts';
 import type { SpeechChunk } from '../../synth/speech.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { speechCaller, WRITE_STALL_MS } from '../speech-reply.ts';
@@ -229,9 +230,15 @@ export class StreamConnection {
         if (this.contexts.size >= this.limits.maxContexts) {
           throw new AppError('rate_limited', `at most ${this.limits.maxContexts} contexts may be open on one connection; end one (continue: false) or cancel it`);
         }
-        context = new InputContext(contextId, message);
+        context = new InputContext(contextId, message, {
+          speech: this.app.services.speech,
+          door: 'stream',
+          format: STREAM_FORMAT,
+          maxChars: this.app.config.maxTextChars,
+          payer: () => this.admit(),
+        });
       }
-      const ready = context.push(message.text, this.app.config.maxTextChars);
+      const ready = context.input.push(message.text);
       if (opening) this.contexts.set(contextId, context);
       this.enqueueSentences(context, ready);
       if (message.continue !== true) {
@@ -252,7 +259,7 @@ export class StreamConnection {
   }
 
   private endUtterance(context: InputContext): void {
-    this.enqueueSentences(context, context.flush());
+    this.enqueueSentences(context, context.input.flush());
     this.enqueue({ kind: 'done', context, abort: new AbortController() });
   }
 
@@ -331,17 +338,39 @@ export class StreamConnection {
     return true;
   }
 
+  /**
+   * Who pays for the next request or sentence, asked before each: null (and the connection closed) when the key
+   * was revoked. Each sentence of a context counts against the rate limit as a request would: a context that is
+   * never flushed is otherwise an unlimited stream of them.
+   */
+  private async admit(): Promise<SpeechCaller | null> {
+    if (!(await this.credentialHolds())) return null;
+    await enforceApiLimit(this.app, null, this.principal, this.ip);
+    return speechCaller(this.principal);
+  }
+
+  /** One chunk as an audio message, its words and marks moved by `shift` onto an utterance; returns its samples. */
+  private sendAudio(chunk: SpeechChunk, ref: MessageRef, shift?: { seconds: number; offset: number }): number {
+    const samples = chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
+    if (samples > 0) {
+      const words = chunk.words && chunk.words.length > 0 ? { words: shift ? shiftWords(chunk.words, shift.seconds, shift.offset) : chunk.words } : {};
+      const marks = chunk.marks && chunk.marks.length > 0 ? { marks: shift ? chunk.marks.map((m) => ({ ...m, time: round3(m.time + shift.seconds) })) : chunk.marks } : {};
+      this.send({ type: 'audio', audio: base64(chunk), ...ref, ...words, ...marks });
+    }
+    return samples;
+  }
+
   private async runRequest(job: RequestJob): Promise<void> {
-    const { app, principal } = this;
-    if (!(await this.credentialHolds())) return;
-    await enforceApiLimit(app, null, principal, this.ip);
+    const caller = await this.admit();
+    if (!caller) return;
     const m = job.message;
+    const { signal } = job.abort;
     let samples = 0;
     const idPart = job.id ? { id: job.id } : {};
     try {
       // Inside the try: a cancel that lands before the first chunk is a cancelled request, not a failure.
-      const speech = await app.services.speech.speak(
-        speechCaller(principal),
+      const speech = await this.app.services.speech.speak(
+        caller,
         {
           text: m.text,
           voiceId: m.voice_id,
@@ -352,70 +381,39 @@ export class StreamConnection {
           lexicons: m.lexicons,
           onQueued: (position) => this.send({ type: 'queued', position, ...idPart }),
         },
-        job.abort.signal,
+        signal,
       );
       for await (const chunk of speech.chunks) {
-        if (chunk.bytes.length > 0) {
-          samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
-          this.send({ type: 'audio', audio: base64(chunk), ...idPart, ...(chunk.words && chunk.words.length > 0 ? { words: chunk.words } : {}), ...(chunk.marks && chunk.marks.length > 0 ? { marks: chunk.marks } : {}) });
-        }
-        await this.waitForRoom(job.abort.signal);
+        samples += this.sendAudio(chunk, idPart);
+        await this.waitForRoom(signal);
       }
     } catch (err) {
-      if (!job.abort.signal.aborted) throw err;
+      if (!signal.aborted) throw err;
     }
     if (this.closed) return;
-    const cancelled = job.abort.signal.aborted;
+    const cancelled = signal.aborted;
     // Usage was recorded by the speech service once the last chunk was taken (a cancelled request is not counted).
     this.send({ type: 'done', ...idPart, samples, seconds: samples / STREAM_SAMPLE_RATE, ...(cancelled ? { cancelled: true } : {}) });
   }
 
   /**
-   * One sentence of a context, through the speech service like any request (so limits, scheduling, cache and
-   * usage apply per sentence). Each sentence counts against the rate limit, as a request would: a context that is
-   * never flushed is otherwise an unlimited stream of them.
+   * One sentence of a context, spoken by its input stream; a cancel answered on this thread is never followed by
+   * this context's audio (the stream checks the signal before every chunk).
    */
   private async runSentence(job: SentenceJob): Promise<void> {
-    const { app, principal } = this;
     const { context, work, abort } = job;
-    const { signal } = abort;
-    try {
-      if (!(await this.credentialHolds())) return;
-      await enforceApiLimit(app, null, principal, this.ip);
-      if (signal.aborted) return;
-      const { voiceId, engine, speed, lexicons } = context.voice;
-      const speech = await app.services.speech.speak(
-        speechCaller(principal),
-        {
-          text: work.text,
-          voiceId,
-          speed,
-          engine,
-          format: STREAM_FORMAT,
-          door: 'stream',
-          pauseBefore: work.pauseBefore,
-          lexicons,
-          onQueued: (position) => this.send({ type: 'queued', position, context_id: context.id }),
-        },
-        signal,
-      );
-      const before = context.samples / STREAM_SAMPLE_RATE;
-      for await (const chunk of speech.chunks) {
-        // Checked before every message: a cancel answered on this thread is never followed by this context's audio.
-        if (signal.aborted) break;
-        if (chunk.bytes.length > 0) {
-          context.samples += chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
-          const words = chunk.words && chunk.words.length > 0 ? { words: shiftWords(chunk.words, before, work.offset) } : {};
-          const marks = chunk.marks && chunk.marks.length > 0 ? { marks: chunk.marks.map((m) => ({ ...m, time: round3(m.time + before) })) } : {};
-          this.send({ type: 'audio', audio: base64(chunk), context_id: context.id, ...words, ...marks });
-        }
-        await this.waitForRoom(signal);
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    } finally {
-      context.queuedChars -= work.text.length;
-    }
+    const ref = { context_id: context.id };
+    const shift = { seconds: context.samples / STREAM_SAMPLE_RATE, offset: work.offset };
+    await context.input.speak(work, abort.signal, {
+      onQueued: (position) => this.send({ type: 'queued', position, ...ref }),
+      onStart: () => {
+        shift.seconds = context.samples / STREAM_SAMPLE_RATE;
+      },
+      onChunk: async (chunk) => {
+        context.samples += this.sendAudio(chunk, ref, shift);
+        await this.waitForRoom(abort.signal);
+      },
+    });
   }
 
   private finishUtterance(context: InputContext): void {

@@ -57,6 +57,20 @@ export const BEFORE_NUMBER_RULES: readonly Rule[] = [
   [/#(?=\d)/g, () => 'number '],
 ];
 
+// Written with a period by the rules below rather than in the tables above ("Dr.", "v.", "c. 1850", "2nd ed.",
+// "et al.", "e.g.", "Ph.D.", "p.m.").
+const RULE_WORDS = ['dr', 'st', 'v', 'c', 'ed', 'edn', 'al', 'aka', 'e.g', 'i.e', 'a.k.a', 'ph.d', 'a.m', 'p.m'];
+
+const WITH_PERIOD = new Set([...Object.keys(TITLES).map((k) => k.toLowerCase()), ...Object.keys(BEFORE_NUMBER), ...Object.keys(ANYWHERE), ...RULE_WORDS]);
+
+/**
+ * Whether `word` (without its final period, any case) is one of the abbreviations read here: a period after it
+ * may be the abbreviation's, not a sentence end ("Dr." before a name, "Fig." before a number, "approx." anywhere).
+ */
+export function isAbbreviation(word: string): boolean {
+  return WITH_PERIOD.has(word.toLowerCase());
+}
+
 export const ABBREVIATION_RULES: readonly Rule[] = [
   // Doctor vs Drive, Saint vs Street: a title when a name follows ("Dr. Smith", "Mount St. Helens"),
   // a street when the next word starts a new sentence ("Baker St. It was late") or nothing follows.

@@ -35,20 +35,29 @@ const NO_BREAK_AFTER = new Set(
 const TERMINAL = /[.!?…。！？।؟።]/;
 // Scripts that end sentences without a following space.
 const CLOSED_TERMINAL = /[。！？]/;
-const CLOSERS = /["'”’»)\]」』]/;
+export const CLOSERS = /["'”’»)\]」』]/;
 const SOFT_BREAKS = /[,;:，、；：—–]/;
 
 function isLower(ch: string): boolean {
   return ch !== ch.toUpperCase() && ch === ch.toLowerCase();
 }
 
+/** Opening quotes and brackets that may stand before a word. */
+export const OPENERS = /^["'“‘([«]+/;
+
+/**
+ * Whether a period after `word` (openers stripped) never ends a sentence, whatever follows: a title or the like,
+ * or a single capital, an initial ("J. R. R. Tolkien").
+ */
+export function neverEndsAfter(word: string): boolean {
+  return NO_BREAK_AFTER.has(word.toLowerCase()) || /^\p{Lu}$/u.test(word);
+}
+
 /** Whether the period at `i` ends a sentence (not an abbreviation, an initial or a decimal point). */
 function periodEnds(text: string, i: number, next: string | undefined): boolean {
   const word = /(\S+)$/.exec(text.slice(0, i))?.[1] ?? '';
-  const bare = word.replace(/^["'“‘([«]+/, '');
-  if (NO_BREAK_AFTER.has(bare.toLowerCase())) return false;
-  // A single capital letter is an initial: "J. R. R. Tolkien".
-  if (/^\p{Lu}$/u.test(bare)) return false;
+  const bare = word.replace(OPENERS, '');
+  if (neverEndsAfter(bare)) return false;
   // A lower-case word after the period continues the sentence: "approx. five".
   if (next !== undefined && isLower(next)) return false;
   return true;
