@@ -145,6 +145,9 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   // Ends the pool even of a node that never reached PostgreSQL (db.destroy alone would not).
   app.addHook('onClose', () => store.close());
   const sharedState = options.sharedState ?? (await openSharedState(config.redisUrl, { redisPrefix: options.redisPrefix, log: app.log }));
+  // Registered as soon as it is open: a start refused further on (a WYOMING_API_KEY without the speech scope)
+  // must not leave a Redis connection holding the process open.
+  app.addHook('onClose', () => sharedState.close());
   const mailer =
     options.mailer ??
     (config.smtpUrl
@@ -264,7 +267,6 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   app.decorate('config', config);
   app.decorate('services', services);
   app.addHook('onClose', async () => {
-    await services.sharedState.close();
     await services.mailer.close();
     await services.db.destroy();
   });
