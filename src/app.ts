@@ -5,6 +5,7 @@ import cookie from '@fastify/cookie';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
+import { Shutdown } from './shutdown.ts';
 import { startSpeechEngines, type SpeechEngines } from './speech-engines.ts';
 import { ApiKeyService } from './accounts/api-keys.ts';
 import { MagicLinkService } from './accounts/magic-links.ts';
@@ -107,6 +108,7 @@ function naturalVoiceServices(
   synthesizer: SpeechEngines['synthesizer'],
   neural: SpeechEngines['neural'],
   onModelsReplaced: () => void,
+  shutdown: Shutdown,
 ) {
   const voicesDir = new VoicesDirWatch({ dir: config.voicesDir, library, synthesizer, log: app.log, initial: neural, onModelsReplaced });
   const voiceInstalls = new VoiceInstalls({
@@ -123,10 +125,8 @@ function naturalVoiceServices(
     // In the background: the service serves meanwhile, and each voice speaks as soon as it is in place.
     void voiceInstalls.installAtStart(config.voicesInstall);
   });
-  app.addHook('onClose', () => {
-    voiceInstalls.close();
-    voicesDir.close();
-  });
+  shutdown.add('work', 'voice installs', () => voiceInstalls.close());
+  shutdown.add('work', 'VOICES_DIR watch', () => voicesDir.close());
   return { voicesDir, voiceInstalls };
 }
 
@@ -139,15 +139,13 @@ async function wyomingKey(apiKeys: ApiKeyService, key: string): Promise<WyomingP
 }
 
 /** Builds every service once, from the configuration, choosing each swappable implementation here. */
-async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions): Promise<Services> {
+async function buildServices(config: Readonly<Config>, app: FastifyInstance, options: AppOptions, shutdown: Shutdown): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema }, app.log);
   const { db } = store;
   // Ends the pool even of a node that never reached PostgreSQL (db.destroy alone would not).
-  app.addHook('onClose', () => store.close());
+  shutdown.add('database', 'database', () => store.close());
   const sharedState = options.sharedState ?? (await openSharedState(config.redisUrl, { redisPrefix: options.redisPrefix, log: app.log }));
-  // Registered as soon as it is open: a start refused further on (a WYOMING_API_KEY without the speech scope)
-  // must not leave a Redis connection holding the process open.
-  app.addHook('onClose', () => sharedState.close());
+  shutdown.add('connections', 'shared state', () => sharedState.close());
   const mailer =
     options.mailer ??
     (config.smtpUrl
@@ -157,17 +155,18 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
           // field of its own, so the terminal format can print it alone on a line (and JSON keeps it unescaped).
           app.log.info({ link: mail.link }, `sign-in link for ${mail.to} (no SMTP_URL; saved to ${path})`);
         }));
+  shutdown.add('connections', 'mailer', () => mailer.close());
   const { synthesizer, workers, neural } = options.speechEngines ?? (await startSpeechEngines(config));
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
   if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
-  app.addHook('onClose', () => synthesizer.close());
+  shutdown.add('workers', 'synthesis threads', () => synthesizer.close());
   const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
   const voices = new VoiceLibrary(ownedVoices, BUILTIN_VOICES, { defaultVoice: config.defaultVoice });
   voices.setNaturalVoices(neural.voices);
   const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
-  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural, () => cache?.clear());
+  const { voicesDir, voiceInstalls } = naturalVoiceServices(config, app, voices, synthesizer, neural, () => cache?.clear(), shutdown);
   const forgeAnalyzer = new SpeechAnalyzer();
-  app.addHook('onClose', () => forgeAnalyzer.close());
+  shutdown.add('workers', 'forge analysis threads', () => forgeAnalyzer.close());
   const magicLinks = new MagicLinkService(db, config.magicLinkTtlMs);
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
@@ -177,7 +176,7 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
   const plsReader = new ThreadPlsReader();
-  app.addHook('onClose', () => plsReader.close());
+  shutdown.add('workers', 'PLS reader thread', () => plsReader.close());
   const lexicons = new LexiconService(new LexiconStore(db, store.dialect, LEXICON_LIMITS.lexiconsPerAccount), plsReader);
   const speech = new SpeechService({
     synthesizer,
@@ -190,11 +189,12 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     scheduler,
     cache,
   });
-  const jobs = await startJobs({ config, app, store, speech, sharedState, metrics, workers, redisPrefix: options.redisPrefix });
+  const jobs = await startJobs({ config, app, store, speech, sharedState, metrics, shutdown, workers, redisPrefix: options.redisPrefix });
   const apiKeys = new ApiKeyService(db, store.dialect, sharedState);
   const wyomingLink = new WyomingLink(db, config.wyomingApiKey === null ? null : await wyomingKey(apiKeys, config.wyomingApiKey));
   return {
     db,
+    shutdown,
     synthesizer,
     voices,
     ownedVoices,
@@ -255,21 +255,21 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     schemaController: schemas.controller(),
   });
 
+  // The doors close before Fastify stops HTTP and waits for the requests under way; the rest after.
+  const shutdown = new Shutdown();
+  app.addHook('preClose', () => shutdown.run('doors'));
+  app.addHook('onClose', () => shutdown.run());
   let services: Services;
   try {
-    services = await buildServices(config, app, options);
+    services = await buildServices(config, app, options, shutdown);
   } catch (err) {
-    // What was opened so far (workers, stores) registered its onClose: a refused start (a bad WYOMING_API_KEY)
+    // What was opened so far (workers, stores) is in the shutdown: a refused start (a bad WYOMING_API_KEY)
     // must not leave it running.
     await app.close();
     throw err;
   }
   app.decorate('config', config);
   app.decorate('services', services);
-  app.addHook('onClose', async () => {
-    await services.mailer.close();
-    await services.db.destroy();
-  });
   if (config.wyomingPort !== null) {
     const { wyomingPort: port, wyomingHost: host } = config;
     const { speech, voices, wyomingLink: link } = services;
@@ -280,7 +280,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     app.addHook('onReady', async () => {
       await wyoming.start({ host, port });
     });
-    app.addHook('onClose', () => wyoming.close());
+    shutdown.add('doors', 'Wyoming server', () => wyoming.close());
   }
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

@@ -19,12 +19,4 @@ export class AppError extends Error {
     this.status = ERRORS[code].status;
     this.headers = headers;
   }
-
-  body(): ErrorBody {
-    return { error: this.message, code: this.code };
-  }
-}
-
-export function errorBody(code: ErrorCode, message?: string): ErrorBody {
-  return { error: message ?? ERRORS[code].message, code };
 }

@@ -20,6 +20,7 @@ import type { VoiceForge } from './forge/forge.ts';
 import type { DbVoiceStore } from './voices/owned-store.ts';
 import type { VoiceInstalls } from './voices/install/voice-installs.ts';
 import type { VoicesDirWatch } from './voices/voices-dir-watch.ts';
+import type { Shutdown } from './shutdown.ts';
 
 /** One thing a node needs before it takes traffic (`/readyz`); `check` throws when it is not ready. */
 export interface ReadinessCheck {
@@ -30,6 +31,8 @@ export interface ReadinessCheck {
 /** Every service the routes use, built once by the composition root (app.ts). */
 export interface Services {
   db: Db;
+  /** How the node stops, in order: each part registers its stop under a phase (app.close() runs them). */
+  shutdown: Shutdown;
   synthesizer: Synthesizer;
   voices: VoiceLibrary;
   /** Users' own voices (clones, bred voices) in the database. */

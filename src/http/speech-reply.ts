@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { errorEnvelope } from './error-body.ts';
 import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
 import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
 import { requireScope } from './plugins/auth.ts';
@@ -69,7 +70,7 @@ export function sendStreamed(request: FastifyRequest, reply: FastifyReply, signa
     } catch (err) {
       if (err instanceof AppError && !signal.aborted) {
         request.log.info({ code: err.code }, 'speech stopped mid-stream');
-        reply.raw.addTrailers({ [ERROR_TRAILER]: JSON.stringify({ error: err.message, code: err.code, request_id: request.id }) });
+        reply.raw.addTrailers({ [ERROR_TRAILER]: JSON.stringify(errorEnvelope(err, request.id)) });
         return;
       }
       if (!signal.aborted) request.log.error({ err }, 'synthesis failed mid-stream');

@@ -1,12 +1,13 @@
 // Builds the long-form job machinery for the composition root: the queue (BullMQ with REDIS_URL, embedded
 // otherwise), the document reader and audio encoder threads, the runner and the service, and ties their start
-// and stop to the app's.
+// to the app's and their stop to its shutdown.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { SpeechService } from '../speech/speech-service.ts';
 import type { Store } from '../store/database.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
+import type { Shutdown } from '../shutdown.ts';
 import { AudioEncoder } from './audio-encoder.ts';
 import { DocumentReader } from './document-reader.ts';
 import { JobRunner } from './job-runner.ts';
@@ -26,6 +27,7 @@ export interface JobsSetup {
   speech: SpeechService;
   sharedState: SharedState;
   metrics: Metrics;
+  shutdown: Shutdown;
   /** Synthesis threads of this node. */
   workers: number;
   redisPrefix?: string;
@@ -47,13 +49,14 @@ async function openQueue(config: Readonly<Config>, options: TaskQueueOptions, re
 }
 
 export async function startJobs(setup: JobsSetup): Promise<JobService> {
-  const { config, app, store, speech, sharedState, metrics } = setup;
+  const { config, app, store, speech, sharedState, metrics, shutdown } = setup;
   const concurrency = jobConcurrency(config, setup.workers);
   const window = Math.max(16, 4 * concurrency);
   const queue = await openQueue(config, { concurrency, attempts: ATTEMPTS, backoffMs: BACKOFF_MS }, setup.redisPrefix);
   const jobStore = new JobStore(store.db, store.dialect);
   const encoder = new AudioEncoder();
   const reader = new DocumentReader();
+  shutdown.add('workers', 'job threads', () => Promise.all([encoder.close(), reader.close()]));
   const runner = new JobRunner({ store: jobStore, queue, speech, encoder, sharedState, metrics, log: app.log, retentionDays: config.jobs.retentionDays, window });
   app.addHook('onReady', async () => {
     // PostgreSQL may come up after the node: the runner starts once the database answers.
@@ -62,10 +65,7 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
       .then(() => runner.start())
       .catch((err: unknown) => app.log.error({ err }, 'the job runner could not start'));
   });
-  app.addHook('onClose', async () => {
-    await runner.close();
-    await Promise.all([encoder.close(), reader.close()]);
-  });
+  shutdown.add('work', 'job runner', () => runner.close());
   return new JobService({
     store: jobStore,
     runner,

@@ -8,6 +8,10 @@ export type VoiceSource = (typeof VOICE_SOURCES)[number];
 
 export const MAX_VOICE_SEARCH_LIMIT = 200;
 
+/** What a voice id looks like: stable and URL-safe, e.g. `espeak-de-female-1`, `flite-slt`. */
+const VOICE_ID_SOURCE = '^[a-z0-9]+(-[a-z0-9]+)*$';
+export const VOICE_ID_PATTERN = new RegExp(VOICE_ID_SOURCE);
+
 // Plain strings with an enum, not unions of literals: the response serializer must never refuse a voice.
 const Gender = Type.Unsafe<Gender>(Type.String({ enum: [...GENDERS] }));
 const VoiceSource = Type.Unsafe<VoiceSource>(Type.String({ enum: [...VOICE_SOURCES] }));
@@ -15,7 +19,7 @@ const VoiceSource = Type.Unsafe<VoiceSource>(Type.String({ enum: [...VOICE_SOURC
 /** A voice as the API shows it; further fields may be added (clients should ignore what they do not know). */
 export const Voice = Type.Object(
   {
-    id: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: 'Stable, URL-safe id, used as voice_id' }),
+    id: Type.String({ pattern: VOICE_ID_SOURCE, description: 'Stable, URL-safe id, used as voice_id' }),
     name: Type.String(),
     language: Type.String({ description: 'BCP 47 tag, e.g. en-US' }),
     language_name: Type.String({ description: 'English name of the language' }),

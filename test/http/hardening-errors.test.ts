@@ -166,6 +166,7 @@ describe('the error codes users read about', () => {
       };
       const declared = find(doc);
       assert.ok(declared && declared.length > 0, 'the error body schema names its codes');
+      assert.deepEqual([...declared].sort(), Object.keys(ERRORS).sort(), 'the OpenAPI document names every code of the catalogue');
       const markdown = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
       const table = markdown.slice(markdown.indexOf('## Error codes'));
       const rows = [...table.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])] as const);

@@ -3,23 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERRORS, errorBody, type ErrorCode } from '../../errors.ts';
-import { isStoreUnavailable } from '../../store/unavailable.ts';
-import { describeValidation } from '../validation-message.ts';
-
-/** Fastify's own error codes, mapped onto the catalogue so framework errors look like ours. */
-const FRAMEWORK_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
-  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
-  FST_PARTS_LIMIT: 'payload_too_large',
-  FST_FILES_LIMIT: 'payload_too_large',
-  FST_FIELDS_LIMIT: 'payload_too_large',
-  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
-};
+import { AppError, ERRORS, type ErrorCode } from '../../errors.ts';
+import { errorAnswer, errorEnvelope } from '../error-body.ts';
 
 /**
  * JSON.parse with the prototype-poisoning keys refused by name: Fastify's own parser says only "not valid
@@ -74,7 +59,7 @@ export function writeClientError(this: FastifyInstance, error: NodeJS.ErrnoExcep
   // A response already under way cannot be followed by another one on the same socket.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify({ ...errorBody(code, message), request_id: requestId });
+    const body = JSON.stringify(errorEnvelope(new AppError(code, message), requestId));
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
@@ -91,7 +76,7 @@ function expectationFailed(app: FastifyInstance, req: IncomingMessage, res: Serv
   const requestId = randomUUID();
   const expect = String(req.headers.expect ?? '').slice(0, 100);
   app.log.info({ reqId: requestId, expect }, 'unsupported Expect');
-  const body = JSON.stringify({ ...errorBody('expectation_failed', `Expect: ${JSON.stringify(expect)} is not supported; only "100-continue" is`), request_id: requestId });
+  const body = JSON.stringify(errorEnvelope(new AppError('expectation_failed', `Expect: ${JSON.stringify(expect)} is not supported; only "100-continue" is`), requestId));
   res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
   res.end(body);
 }
@@ -111,7 +96,7 @@ function allowedMethods(app: FastifyInstance, path: string): string[] {
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const code: ErrorCode = error.code === 'FST_ERR_BAD_URL' ? 'bad_url' : 'bad_request';
   const message = code === 'bad_request' ? error.message : undefined;
-  void reply.status(ERRORS[code].status).type('application/json; charset=utf-8').header('X-Request-Id', request.id).send({ ...errorBody(code, message), request_id: request.id });
+  void reply.status(ERRORS[code].status).type('application/json; charset=utf-8').header('X-Request-Id', request.id).send(errorEnvelope(new AppError(code, message), request.id));
 }
 
 /** One JSON error body for everything, our errors and the framework's, with a request id beside it. */
@@ -125,35 +110,11 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
     }
   });
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    let status: number;
-    let body: { error: string; code: string };
-    if (error instanceof AppError) {
-      status = error.status;
-      body = error.body();
-      reply.headers(error.headers);
-    } else if (error.validation) {
-      status = 400;
-      body = errorBody('validation', describeValidation(error));
-    } else if (error.code && Object.hasOwn(FRAMEWORK_CODES, error.code)) {
-      const code = FRAMEWORK_CODES[error.code];
-      status = ERRORS[code].status;
-      body = errorBody(code, code === 'invalid_json' ? `Request body is not valid JSON: ${error.message}` : undefined);
-    } else if (isStoreUnavailable(error)) {
-      // The database is down or unreachable: a quick 503 the client may retry, not a hang or a 500.
-      status = 503;
-      body = errorBody('unavailable', 'The database is unavailable; retry shortly');
-      reply.header('Retry-After', '2');
-      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
-    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      status = error.statusCode;
-      body = { error: error.message, code: 'bad_request' };
-    } else {
-      request.log.error({ err: error }, 'unhandled error');
-      status = 500;
-      body = errorBody('internal');
-    }
-    if (status >= 500 && error instanceof AppError) request.log.warn({ code: error.code }, error.message);
-    return reply.status(status).type('application/json; charset=utf-8').send({ ...body, request_id: request.id });
+    const { status, body, headers, kind } = errorAnswer(error);
+    if (kind === 'unavailable') request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+    else if (kind === 'internal') request.log.error({ err: error }, 'unhandled error');
+    else if (status >= 500 && error instanceof AppError) request.log.warn({ code: error.code }, error.message);
+    return reply.status(status).headers(headers).type('application/json; charset=utf-8').send({ ...body, request_id: request.id });
   });
 
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => expectationFailed(app, req, res));
@@ -166,8 +127,8 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
       return reply
         .status(405)
         .header('Allow', allowed.join(', '))
-        .send({ ...errorBody('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`), request_id: request.id });
+        .send(errorEnvelope(new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`), request.id));
     }
-    return reply.status(404).send({ ...errorBody('route_not_found', `No endpoint ${request.method} ${path}`), request_id: request.id });
+    return reply.status(404).send(errorEnvelope(new AppError('route_not_found', `No endpoint ${request.method} ${path}`), request.id));
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errorBody } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { errorEnvelope } from '../error-body.ts';
 import { Health, NotReady, Readiness } from '../../schemas/health.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -54,7 +55,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       if (failing.length > 0) {
         return reply
           .status(503)
-          .send({ ...errorBody('unavailable', `Not ready: ${failing.join(', ')}`), request_id: request.id, status: 'unavailable', checks });
+          .send({ ...errorEnvelope(new AppError('unavailable', `Not ready: ${failing.join(', ')}`), request.id), status: 'unavailable', checks });
       }
       return { status: 'ready', checks };
     },

@@ -23,7 +23,7 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
   const open = new OpenStreams();
   app.services.metrics.watchStreams(() => open.size);
   const unsubscribe = app.services.sharedState.subscribe((event) => open.onEvent(event));
-  app.addHook('preClose', async () => {
+  app.services.shutdown.add('doors', 'WebSocket streams', () => {
     unsubscribe();
     open.closeAll(1001, 'server shutting down');
   });
