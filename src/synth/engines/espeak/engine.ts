@@ -9,6 +9,7 @@ import {
   findEspeakVoice,
 } from './info.ts';
 import { ESPEAK_VARIANT_DIR, loadEspeakModule, type EspeakRawModule, type EspeakRawWorker } from './module.ts';
+import { FreshEspeak, newEspeakWorker } from './fresh-state.ts';
 import { hasControls, renderVariant } from './variant.ts';
 
 /** Words per minute for a rate multiplier; espeak ignores values outside 80..450, so they are clamped. */
@@ -20,16 +21,15 @@ export function espeakWpm(rate: number): number {
 class EspeakEngine implements Engine {
   readonly info = espeakInfo;
   private readonly written = new Set<string>();
-  /**
-   * The voice this instance has selected. Selecting it again reloads it (0.7 ms, a third of a short piece's
-   * time, and every response's first sentence is two pieces), and synthesis leaves it selected.
-   */
-  private selected: string | undefined;
+  /** Each synthesis starts from the same state: what this thread spoke before leaves no trace in the audio. */
+  private readonly fresh: FreshEspeak;
 
   constructor(
     private readonly m: EspeakRawModule,
     private readonly worker: EspeakRawWorker,
-  ) {}
+  ) {
+    this.fresh = new FreshEspeak(m, worker, findEspeakVoice('en-us')?.identifier ?? 'en');
+  }
 
   /** The set_voice name for a spec, writing a variant file first when controls ask for one. */
   voiceName(voice: VoiceSpec): string {
@@ -57,17 +57,13 @@ class EspeakEngine implements Engine {
     const name = this.voiceName(voice);
     if (signal?.aborted) return;
     // espeak keeps one current voice per instance, so select and render in the same synchronous step.
-    if (name !== this.selected) {
-      this.selected = undefined;
-      if (this.worker.set_voice(name) !== 0) throw new UnknownVoiceError('espeak', name);
-      this.selected = name;
-    }
+    if (!this.fresh.begin(name, text)) throw new UnknownVoiceError('espeak', name);
     this.worker.set_rate(espeakWpm(engineRate(espeakInfo, voice, options.speed)));
     const chunks: EngineChunk[] = [];
     const offsets = codePointOffsets(text);
     let pending: EngineWord[] = [];
     let lastWordAt = -1;
-    this.worker.synthesize(text, (samples, events) => {
+    this.worker.synthesize(this.fresh.cString(text), (samples, events) => {
       for (const ev of events) {
         if (ev.type !== 'word' || ev.text_position === lastWordAt) continue;
         lastWordAt = ev.text_position;
@@ -120,5 +116,5 @@ function codePointOffsets(text: string): number[] {
 
 export async function createEngine(): Promise<Engine> {
   const m = await loadEspeakModule();
-  return new EspeakEngine(m, new m.eSpeakNGWorker());
+  return new EspeakEngine(m, newEspeakWorker(m));
 }

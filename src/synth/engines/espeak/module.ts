@@ -18,19 +18,30 @@ export interface EspeakRawVoice {
   languages: { priority: number; name: string }[];
 }
 
+/**
+ * A NUL-terminated UTF-8 string already in the module's memory. The binding copies a JS string into a buffer
+ * of its own that it grows with malloc and free from JS, which a caller that restores the memory must avoid.
+ */
+export interface EspeakCString {
+  ptr: number;
+}
+
 export interface EspeakRawWorker {
   list_voices(): EspeakRawVoice[];
   /** 0 on success; on failure espeak silently keeps the previous voice. */
-  set_voice(name: string): number;
+  set_voice(name: string | EspeakCString): number;
   set_rate(wpm: number): void;
-  synthesize(text: string, callback: (samples: Int16Array | null, events: EspeakRawEvent[]) => boolean): void;
+  synthesize(text: string | EspeakCString, callback: (samples: Int16Array | null, events: EspeakRawEvent[]) => boolean): void;
   /** IPA (ipa = 1) of `text`, as a pointer wrapper for the module's getPointer. */
   text_to_phonemes(text: string, ipa: number): unknown;
 }
 
 export interface EspeakRawModule {
   eSpeakNGWorker: new () => EspeakRawWorker;
+  /** The module's whole memory; a new view when it grows. */
   HEAPU8: Uint8Array;
+  _malloc(size: number): number;
+  _free(ptr: number): void;
   getPointer(wrapped: unknown): number;
   FS: {
     readdir(path: string): string[];
