@@ -14,9 +14,19 @@ import type { Engine } from './engine.ts';
 import { concatSamples, speechBounds } from './shaping.ts';
 import type { VoiceSpec } from './voice-spec.ts';
 
-export const DEFAULT_LOUDNESS_TARGET_LUFS = -16;
 /** −1 dBTP: room for the lossy codecs' own overshoot. */
-export const TRUE_PEAK_CEILING = dbToGain(-1);
+export const TRUE_PEAK_CEILING_DB = -1;
+export const TRUE_PEAK_CEILING = dbToGain(TRUE_PEAK_CEILING_DB);
+/**
+ * The peakiest built-in voices' true peak stands about 21 dB over their integrated loudness (flite's kal16 and
+ * espeak's male voices, whose glottal pulses are sharp): below the ceiling by that much and a margin, the
+ * limiter only catches rare overs and the volume, speed and prosody boosts, and leaves every voice its own
+ * dynamics. At -16 LUFS it squashed kal16's loud frames by up to 7 dB, flattening the voice. scripts/gen-voice-gains.ts
+ * checks the headroom whenever the voices change.
+ */
+export const DEFAULT_LOUDNESS_TARGET_LUFS = -23;
+/** How far under the ceiling the peakiest built-in voice's peaks stay at the default target, in dB. */
+export const PEAK_MARGIN_DB = 0.5;
 // Phonetically varied, plain words every engine and language voice reads as speech.
 const REFERENCE_TEXT =
   'The quick brown fox jumps over the lazy dog, while five wizards box jovially at noon. ' +
@@ -50,6 +60,21 @@ export function gainTable(): GainTable {
 
 /** The gain in dB that brings `voice` to `target`, measured on the reference sentence. */
 export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: number): Promise<number> {
+  const { speech, rate } = await renderReference(engine, voice);
+  return gainFor(speech, rate, target);
+}
+
+/**
+ * A voice's gain to `target` and its peak-to-loudness ratio on the reference sentence (true peak, dBTP, minus
+ * integrated loudness): at a target above the ceiling less this ratio, the limiter cuts into the voice's every
+ * loud syllable.
+ */
+export async function measureVoiceLevel(engine: Engine, voice: VoiceSpec, target: number): Promise<{ gainDb: number; peakToLoudnessDb: number }> {
+  const { speech, rate } = await renderReference(engine, voice);
+  return { gainDb: gainFor(speech, rate, target), peakToLoudnessDb: truePeakDb(speech) - integratedLoudness(speech, rate) };
+}
+
+async function renderReference(engine: Engine, voice: VoiceSpec): Promise<{ speech: Float32Array; rate: number }> {
   const parts: Float32Array[] = [];
   let rate = engine.info.sampleRate;
   for await (const chunk of engine.synthesize(REFERENCE_TEXT, voice, { speed: 1 })) {
@@ -58,12 +83,15 @@ export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: nu
   }
   const all = concatSamples(parts);
   const { start, end } = speechBounds(all, rate);
-  const speech = all.subarray(start, end);
+  return { speech: all.subarray(start, end), rate };
+}
+
+function gainFor(speech: Float32Array, rate: number, target: number): number {
   const lufs = integratedLoudness(speech, rate);
   if (!Number.isFinite(lufs)) return 0;
   let db = clampGain(target - lufs);
-  // A peaky voice raised a lot loses loudness in the limiter (kal16: about 1 LU); the limited
-  // reference is measured again and the gain corrected for what the limiter took.
+  // A peaky voice raised to a target above the default's headroom loses loudness in the limiter (kal16 at
+  // -16 LUFS: about 1 LU); the limited reference is measured again and the gain corrected for what it took.
   for (let pass = 0; pass < 2; pass++) {
     const limited = limit(speech, rate, dbToGain(db));
     const after = integratedLoudness(limited, rate);
@@ -74,6 +102,30 @@ export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: nu
 }
 
 const clampGain = (db: number): number => Math.min(MAX_GAIN_DB, Math.max(-MAX_GAIN_DB, db));
+
+// True peak as BS.1770 estimates it: the peak of the signal 4x oversampled, the points between samples from a
+// Hann-windowed sinc over 16 samples each side.
+const PEAK_TAPS = 16;
+const PEAK_KERNELS = [0.25, 0.5, 0.75].map((phase) =>
+  Float64Array.from({ length: 2 * PEAK_TAPS }, (_, i) => {
+    const t = i - PEAK_TAPS + 1 - phase;
+    return (Math.sin(Math.PI * t) / (Math.PI * t)) * (0.5 + 0.5 * Math.cos((Math.PI * t) / PEAK_TAPS));
+  }),
+);
+
+function truePeakDb(x: Float32Array): number {
+  let peak = 0;
+  for (let n = 0; n < x.length; n++) {
+    peak = Math.max(peak, Math.abs(x[n]));
+    if (n < PEAK_TAPS - 1 || n + PEAK_TAPS >= x.length) continue;
+    for (const k of PEAK_KERNELS) {
+      let v = 0;
+      for (let i = 0; i < k.length; i++) v += x[n - PEAK_TAPS + 1 + i] * k[i];
+      peak = Math.max(peak, Math.abs(v));
+    }
+  }
+  return 20 * Math.log10(peak);
+}
 
 function limit(x: Float32Array, rate: number, gain: number): Float32Array {
   const limiter = createLimiter(rate, TRUE_PEAK_CEILING, gain);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Engine } from '../../src/synth/engine.ts';
 import { renderSpeech, warmVoice } from '../../src/synth/pipeline.ts';
-import { voiceGain } from '../../src/synth/voice-loudness.ts';
+import { dbToGain } from '../../src/audio/loudness.ts';
+import { DEFAULT_LOUDNESS_TARGET_LUFS, voiceGain } from '../../src/synth/voice-loudness.ts';
 import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 import type { SpeechRequest, WordTiming } from '../../src/synth/speech.ts';
 import type { OutputFormat } from '../../src/synth/speech.ts';
@@ -86,7 +87,9 @@ describe('pipeline', () => {
     const x = decodeF32(concatBytes(out.chunks));
     const frame = 240;
     const loud: boolean[] = [];
-    for (let at = 0; at + frame <= x.length; at += frame) loud.push(rms(x.subarray(at, at + frame)) > 0.005);
+    // "Loud": over 30 dB under the delivered loudness (-46 dBFS at -16 LUFS), so the threshold moves with the target.
+    const threshold = dbToGain(DEFAULT_LOUDNESS_TARGET_LUFS - 30);
+    for (let at = 0; at + frame <= x.length; at += frame) loud.push(rms(x.subarray(at, at + frame)) > threshold);
     // Longest quiet run inside the speech.
     const first = loud.indexOf(true);
     const last = loud.lastIndexOf(true);
@@ -109,7 +112,7 @@ describe('pipeline', () => {
     let jump = 0;
     for (let i = 1; i < x.length; i++) jump = Math.max(jump, Math.abs(x[i] - x[i - 1]));
     assert.ok(jump < 0.9 * peak(x) + 0.05, `largest step ${jump}`);
-    // Leading silence is trimmed to a margin: speech (a soft "F" rising to -46 dBFS included) within 0.1 s.
+    // Leading silence is trimmed to a margin: speech (a soft "F" rising to 30 dB under the target included) within 0.1 s.
     assert.ok(loud.indexOf(true) * frame < 24000 * 0.1, `speech starts at ${(loud.indexOf(true) * frame) / 24000} s`);
   });
 

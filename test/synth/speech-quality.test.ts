@@ -130,6 +130,6 @@ describe('every voice at one loudness, never at full scale', { skip: SKIP_NO_FFM
     assert.ok(fullScales.every((n) => n === 0), report);
     assert.ok(peaks.every((p) => p < -0.5), report);
     assert.ok(spread <= 2, report);
-    for (const l of levels) assert.ok(Math.abs(l - -16) <= 1.5, `target -16 LUFS\n${report}`);
+    for (const l of levels) assert.ok(Math.abs(l - -23) <= 1.5, `target -23 LUFS\n${report}`);
   });
 });
