@@ -71,11 +71,14 @@ async function measureRtfs(voice: VoiceSpec): Promise<Rtfs> {
     await betweenRequests();
     const t = performance.now();
     let first = 0;
-    const r = await renderSpeech({ text: TEXT, voice, speed: 1, format }, {
-      emit: async () => {
-        first ||= performance.now() - t;
+    const r = await renderSpeech(
+      { text: TEXT, voice, speed: 1, format },
+      {
+        emit: async () => {
+          first ||= performance.now() - t;
+        },
       },
-    });
+    );
     return { ms: performance.now() - t, first, secs: r.seconds };
   };
   // As the service does before it serves: V8 compiles the engines' WebAssembly to optimized code only after it
@@ -90,7 +93,11 @@ async function measureRtfs(voice: VoiceSpec): Promise<Rtfs> {
     await pipelineOnce('pcm');
     await pipelineOnce('mp3');
   }
-  const runs: Array<{ engine: { secs: number; ms: number }; pcm: { ms: number; secs: number }; mp3: { ms: number; first: number; secs: number } }> = [];
+  const runs: Array<{
+    engine: { secs: number; ms: number };
+    pcm: { ms: number; secs: number };
+    mp3: { ms: number; first: number; secs: number };
+  }> = [];
   for (let i = 0; i < RUNS; i++) runs.push({ engine: await engineOnce(), pcm: await pipelineOnce('pcm'), mp3: await pipelineOnce('mp3') });
   const engineMs = median(runs.map((r) => r.engine.ms));
   const audio = runs[0].engine.secs;
@@ -162,7 +169,9 @@ async function poolFirstChunk(): Promise<void> {
       firsts.push(first);
       totals.push(performance.now() - t);
     }
-    console.log(`  ${label(voice).padEnd(36)} first chunk ${median(firsts).toFixed(0).padStart(5)} ms   whole (2 sentences) ${median(totals).toFixed(0).padStart(5)} ms`);
+    console.log(
+      `  ${label(voice).padEnd(36)} first chunk ${median(firsts).toFixed(0).padStart(5)} ms   whole (2 sentences) ${median(totals).toFixed(0).padStart(5)} ms`,
+    );
   }
   await s.close();
 }

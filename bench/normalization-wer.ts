@@ -58,24 +58,27 @@ interface System {
 
 async function main(): Promise<void> {
   for (const tool of ['pocketsphinx_batch', 'flite', 'espeak-ng', 'sox']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is not installed (apt-get install pocketsphinx pocketsphinx-en-us flite espeak-ng sox)`);
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      throw new Error(`${tool} is not installed (apt-get install pocketsphinx pocketsphinx-en-us flite espeak-ng sox)`);
   }
   const built = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))], { stdio: 'inherit' });
   if (built.status !== 0) throw new Error('building the service failed');
   const service = await startService();
   const dir = await mkdtemp(join(tmpdir(), 'voxsmith-norm-wer-'));
   try {
-    const speak = (voice: string) => async (text: string, out: string): Promise<boolean> => {
-      const r = await request(`${service.base}/v1/speak`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${service.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ text, voice_id: voice, format: 'wav' }),
-        keepBody: true,
-      });
-      if (r.status !== 200) return false;
-      await writeFile(out, r.body());
-      return true;
-    };
+    const speak =
+      (voice: string) =>
+      async (text: string, out: string): Promise<boolean> => {
+        const r = await request(`${service.base}/v1/speak`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${service.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text, voice_id: voice, format: 'wav' }),
+          keepBody: true,
+        });
+        if (r.status !== 200) return false;
+        await writeFile(out, r.body());
+        return true;
+      };
     const normalized = async (written: string): Promise<string> => {
       const r = await request(`${service.base}/v1/phonemize`, {
         method: 'POST',
@@ -86,19 +89,29 @@ async function main(): Promise<void> {
       return (JSON.parse(r.text()) as { normalized: string }).normalized;
     };
     // On stdin: a text that starts with "-" would be taken for an option.
-    const espeakCli = async (t: string, out: string): Promise<boolean> => spawnSync('espeak-ng', ['-v', 'en-us+f2', '-w', out, '--stdin'], { input: t }).status === 0;
+    const espeakCli = async (t: string, out: string): Promise<boolean> =>
+      spawnSync('espeak-ng', ['-v', 'en-us+f2', '-w', out, '--stdin'], { input: t }).status === 0;
     const systems: System[] = [
       { name: 'service, default voice (flite slt)', render: speak('default'), reference: true },
       { name: 'service, espeak en-us (f3)', render: speak('espeak-en-us-female-1'), reference: true },
-      { name: 'espeak-ng en-us+f2 on the service\'s normalized text', prepare: normalized, render: espeakCli, reference: true },
-      { name: 'flite CLI on the written text', render: (t, out) => run('flite', ['-voice', 'slt', '-t', t, '-o', out]).then(() => true), reference: false },
+      { name: "espeak-ng en-us+f2 on the service's normalized text", prepare: normalized, render: espeakCli, reference: true },
+      {
+        name: 'flite CLI on the written text',
+        render: (t, out) => run('flite', ['-voice', 'slt', '-t', t, '-o', out]).then(() => true),
+        reference: false,
+      },
       { name: 'espeak-ng en-us+f2 CLI on the written text', render: espeakCli, reference: false },
     ];
     const ids: string[] = [];
     for (const [s, system] of systems.entries()) {
       for (const [i, sentence] of SENTENCES.entries()) {
         const given = system.prepare ? await system.prepare(sentence.written) : sentence.written;
-        for (const [kind, text] of system.reference ? ([['w', given], ['r', sentence.spoken[0]]] as const) : ([['w', given]] as const)) {
+        for (const [kind, text] of system.reference
+          ? ([
+              ['w', given],
+              ['r', sentence.spoken[0]],
+            ] as const)
+          : ([['w', given]] as const)) {
           const id = `${s}-${kind}-${i}`;
           const raw = join(dir, `raw-${id}.wav`);
           if (await system.render(text, raw)) {
@@ -132,7 +145,12 @@ async function main(): Promise<void> {
           reference += r;
           if (w > r) {
             worse.push(sentence.written);
-            rows.push([system.name, sentence.written, `${heard.get(`${s}-w-${i}`) ?? ''} (${w})`, `${heard.get(`${s}-r-${i}`) ?? ''} (${r})`]);
+            rows.push([
+              system.name,
+              sentence.written,
+              `${heard.get(`${s}-w-${i}`) ?? ''} (${w})`,
+              `${heard.get(`${s}-r-${i}`) ?? ''} (${r})`,
+            ]);
           }
         }
       }
@@ -144,7 +162,9 @@ async function main(): Promise<void> {
         system.reference ? `${worse.length} / ${SENTENCES.length} (${((100 * worse.length) / SENTENCES.length).toFixed(1)} %)` : '',
       ]);
     }
-    process.stdout.write(`# Normalization heard by pocketsphinx (${dev ? 'development corpus' : 'held-out split'}, ${SENTENCES.length} sentences)\n\n`);
+    process.stdout.write(
+      `# Normalization heard by pocketsphinx (${dev ? 'development corpus' : 'held-out split'}, ${SENTENCES.length} sentences)\n\n`,
+    );
     process.stdout.write(`${table(['system', 'WER, written', 'WER, spoken reference', 'heard worse than the reference'], summary)}\n\n`);
     process.stdout.write(`${table(['system', 'sentence', 'written form heard (errors)', 'spoken form heard (errors)'], rows)}\n`);
   } finally {

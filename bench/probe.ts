@@ -15,7 +15,10 @@ export class Probe {
   private constructor(private readonly child: ChildProcess) {}
 
   static launch(): Probe {
-    const child = fork(fileURLToPath(import.meta.url), ['--probe-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--probe-child'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     return new Probe(child);
   }
 

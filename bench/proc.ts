@@ -120,7 +120,10 @@ export function cpuMeter(pid: number, driverPids: number[] = []): { stop(): CpuU
       return {
         percent: pct(server),
         mainPercent: threads.find((t) => t.tid === pid)?.percent ?? Number.NaN,
-        threadPercents: threads.filter((t) => t.tid !== pid).map((t) => t.percent).sort((a, b) => b - a),
+        threadPercents: threads
+          .filter((t) => t.tid !== pid)
+          .map((t) => t.percent)
+          .sort((a, b) => b - a),
         driverPercent: pct(driver),
         othersPercent: Math.max(0, pct(machineBusySeconds() - machine0 - server - driver)),
       };

@@ -35,7 +35,10 @@ const SETTINGS = quick
   : { engineRuns: 9, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000, streamsAtOnce: 64 };
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
 const began = performance.now();
 const machineBusy0 = machineBusySeconds();
 const own0 = ownCpuSecondsWithChildren();
@@ -131,7 +134,7 @@ log('9 + 11: a second service with the default MAX_CONCURRENT_PER_KEY and CACHE_
 const defaults = await startService({ env: { MAX_CONCURRENT_PER_KEY: '4', CACHE_MB: '32' }, keys: 2 });
 try {
   const [keyA, keyB] = defaults.keys as [string, string];
-  log('9 fair sharing: key B beside key A\'s three long requests');
+  log("9 fair sharing: key B beside key A's three long requests");
   done(9, (await fairness(defaults.base, keyA, keyB, VOICES[0], SETTINGS.runs * 2)).section);
   log('11 synthesis cache hits');
   done(11, await cacheHit(defaults.base, keyB, VOICES[0], SETTINGS.runs));
@@ -140,7 +143,7 @@ try {
   agent.destroy();
 }
 
-log('15 long-form jobs: a 100 000-character book, and a sentence\'s first audio while it renders');
+log("15 long-form jobs: a 100 000-character book, and a sentence's first audio while it renders");
 const books = await startService({ env: {}, keys: 1 });
 try {
   done(15, await jobsBench(books.base, books.keys[0] as string, VOICES[0], availableParallelism(), SETTINGS.runs));
@@ -168,9 +171,7 @@ const footer = [
 // Measured CPU of other processes, not the load average: the 1-minute average still remembers work that ended
 // before the bench began.
 const busy = othersShare > 0.1;
-const caveat = busy
-  ? '**Other work shared the cores during this run (other engineers\' tests), so these numbers are pessimistic.**'
-  : '';
+const caveat = busy ? "**Other work shared the cores during this run (other engineers' tests), so these numbers are pessimistic.**" : '';
 process.stdout.write(`## Summary\n\n${table(['measure', 'value'], summary)}\n\n${[...footer, caveat].filter(Boolean).join('\n')}\n`);
 
 if (!quick) {

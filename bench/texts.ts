@@ -6,7 +6,8 @@ export const SENTENCE_25_WORDS =
   'The library on the corner opens at nine every morning, and the reading room upstairs fills with students long before the coffee shop next door.';
 
 /** One sentence of ordinary length. */
-export const ONE_SENTENCE = 'The old lighthouse keeper climbed the winding stairs every evening to light the lamp before the ships came home.';
+export const ONE_SENTENCE =
+  'The old lighthouse keeper climbed the winding stairs every evening to light the lamp before the ships came home.';
 
 /** A short sentence, for throughput (requests per second). */
 export const SHORT_SENTENCE = 'Thank you for calling, please hold the line.';

@@ -58,7 +58,8 @@ export class StreamClient {
   synthesize(text: string, voiceId: string, cancelAfterFirst = false): Promise<StreamResult> {
     const id = String(this.nextId++);
     return new Promise((resolve) => {
-      if (this.closedWith) return resolve({ firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, error: this.closedWith });
+      if (this.closedWith)
+        return resolve({ firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, error: this.closedWith });
       this.pending.set(id, { id, sent: performance.now(), first: 0, bytes: 0, chunks: 0, cancelAfterFirst, resolve });
       this.ws.send(JSON.stringify({ type: 'synthesize', id, text, voice_id: voiceId }));
     });

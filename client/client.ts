@@ -177,7 +177,10 @@ export class VoxsmithClient {
   // --- Natural voices (the service's operator: its first account, or one in ADMIN_EMAILS) ---
 
   /** The catalogue of installable natural voices (Piper's catalogue and the Kokoro bundles), filtered. */
-  async voiceCatalog(query: { language?: string; quality?: string; engine?: string } = {}, options: RequestOptions = {}): Promise<CatalogEntry[]> {
+  async voiceCatalog(
+    query: { language?: string; quality?: string; engine?: string } = {},
+    options: RequestOptions = {},
+  ): Promise<CatalogEntry[]> {
     return (await this.json<CatalogList>('/api/admin/voices/catalog', { query, ...options })).voices;
   }
 
@@ -217,12 +220,14 @@ export class VoxsmithClient {
   }
 
   async replaceLexicon(name: string, rules: LexiconRule[], options: RequestOptions = {}): Promise<Lexicon> {
-    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PUT', json: { rules }, ...options })).lexicon;
+    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PUT', json: { rules }, ...options }))
+      .lexicon;
   }
 
   /** Renames it and/or sets or clears the account default. */
   async updateLexicon(name: string, change: { name?: string; default?: boolean }, options: RequestOptions = {}): Promise<Lexicon> {
-    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PATCH', json: change, ...options })).lexicon;
+    return (await this.json<LexiconResponse>(`/api/lexicons/${encodeURIComponent(name)}`, { method: 'PATCH', json: change, ...options }))
+      .lexicon;
   }
 
   deleteLexicon(name: string, options: RequestOptions = {}): Promise<LexiconDeleted> {
@@ -305,7 +310,12 @@ export class VoxsmithClient {
   openStream(): Promise<SpeechStream> {
     const WebSocketImpl = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
     if (!WebSocketImpl) {
-      throw new VoxsmithError('No WebSocket class: pass one as the WebSocket option (in Node 20, the ws package)', 0, 'no_websocket', undefined);
+      throw new VoxsmithError(
+        'No WebSocket class: pass one as the WebSocket option (in Node 20, the ws package)',
+        0,
+        'no_websocket',
+        undefined,
+      );
     }
     const url = new URL(`${this.baseUrl}/v1/ws/stream`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -367,7 +377,11 @@ export class VoxsmithClient {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (data !== '') yield JSON.parse(data) as Job;
         }
       }
@@ -378,16 +392,22 @@ export class VoxsmithClient {
   }
 
   /** The whole book's audio (once the job is done); `range` asks for bytes [start, end] only. */
-  async jobAudio(id: string, options: RequestOptions & { chapter?: number; range?: { start: number; end?: number } } = {}): Promise<SpeechAudio> {
+  async jobAudio(
+    id: string,
+    options: RequestOptions & { chapter?: number; range?: { start: number; end?: number } } = {},
+  ): Promise<SpeechAudio> {
     const { chapter, range, ...rest } = options;
-    const path = chapter === undefined ? `/v1/jobs/${encodeURIComponent(id)}/audio` : `/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
+    const path =
+      chapter === undefined ? `/v1/jobs/${encodeURIComponent(id)}/audio` : `/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
     return this.audio(await this.send(path, { ...rest }, headers));
   }
 
   /** The URL of a job's audio (the book, or one chapter), e.g. for an <audio> element beside a session cookie. */
   jobAudioUrl(id: string, chapter?: number): string {
-    return chapter === undefined ? `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/audio` : `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
+    return chapter === undefined
+      ? `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/audio`
+      : `${this.baseUrl}/v1/jobs/${encodeURIComponent(id)}/chapters/${chapter}/audio`;
   }
 
   // --- Home Assistant (Wyoming) ---
@@ -485,7 +505,12 @@ export class VoxsmithClient {
       });
     } catch (err) {
       if (call.signal?.aborted) throw err;
-      throw new VoxsmithError(`Could not reach ${url.origin}: ${err instanceof Error ? err.message : String(err)}`, 0, 'network', undefined);
+      throw new VoxsmithError(
+        `Could not reach ${url.origin}: ${err instanceof Error ? err.message : String(err)}`,
+        0,
+        'network',
+        undefined,
+      );
     }
     if (!res.ok) throw await errorFromResponse(res);
     return res;

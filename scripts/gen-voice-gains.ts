@@ -24,16 +24,24 @@ let peakiest = { id: '', peakToLoudnessDb: -Infinity };
 for (const voice of BUILTIN_VOICES) {
   const key = gainKey(voice.spec);
   if (gains.has(key)) continue;
-  const { gainDb: db, peakToLoudnessDb } = await measureVoiceLevel(await loadEngine(voice.spec.engine), voice.spec, DEFAULT_LOUDNESS_TARGET_LUFS);
+  const { gainDb: db, peakToLoudnessDb } = await measureVoiceLevel(
+    await loadEngine(voice.spec.engine),
+    voice.spec,
+    DEFAULT_LOUDNESS_TARGET_LUFS,
+  );
   if (peakToLoudnessDb > peakiest.peakToLoudnessDb) peakiest = { id: voice.id, peakToLoudnessDb };
   // Kept whole: rounded to 0.01 dB, the default voice's samples moved by up to 3 LSB from a measured gain's,
   // enough to flip what a recognizer hears in a borderline word (the bench's WER check).
   gains.set(key, db);
 }
 const highest = TRUE_PEAK_CEILING_DB - PEAK_MARGIN_DB - peakiest.peakToLoudnessDb;
-console.log(`peakiest voice ${peakiest.id}: true peak ${peakiest.peakToLoudnessDb.toFixed(2)} dB over its loudness; targets up to ${highest.toFixed(2)} LUFS leave it unlimited`);
+console.log(
+  `peakiest voice ${peakiest.id}: true peak ${peakiest.peakToLoudnessDb.toFixed(2)} dB over its loudness; targets up to ${highest.toFixed(2)} LUFS leave it unlimited`,
+);
 if (DEFAULT_LOUDNESS_TARGET_LUFS > highest) {
-  console.error(`DEFAULT_LOUDNESS_TARGET_LUFS (${DEFAULT_LOUDNESS_TARGET_LUFS}) is above ${highest.toFixed(2)}: lower it in src/synth/voice-loudness.ts`);
+  console.error(
+    `DEFAULT_LOUDNESS_TARGET_LUFS (${DEFAULT_LOUDNESS_TARGET_LUFS}) is above ${highest.toFixed(2)}: lower it in src/synth/voice-loudness.ts`,
+  );
   process.exit(1);
 }
 const table: GainTable = {

@@ -118,7 +118,10 @@ function naturalVoiceServices(
     refresh: () => voicesDir.refresh(),
   });
   if (config.defaultVoice && !library.catalogVoice(config.defaultVoice)) {
-    app.log.warn({ defaultVoice: config.defaultVoice }, `DEFAULT_VOICE ${config.defaultVoice} is not installed (yet): "default" speaks ${library.defaultVoice().id} until it is`);
+    app.log.warn(
+      { defaultVoice: config.defaultVoice },
+      `DEFAULT_VOICE ${config.defaultVoice} is not installed (yet): "default" speaks ${library.defaultVoice().id} until it is`,
+    );
   }
   app.addHook('onListen', () => {
     voicesDir.start();
@@ -134,7 +137,8 @@ function naturalVoiceServices(
 async function wyomingKey(apiKeys: ApiKeyService, key: string): Promise<WyomingPayer> {
   const principal = await apiKeys.authenticate(key);
   if (!principal) throw new Error('WYOMING_API_KEY is not a valid, unrevoked API key: create one in the dashboard and set it whole');
-  if (!principal.scopes.includes('speech')) throw new Error(`WYOMING_API_KEY lacks the "speech" scope (it has: ${principal.scopes.join(', ')}): create a key that may speak`);
+  if (!principal.scopes.includes('speech'))
+    throw new Error(`WYOMING_API_KEY lacks the "speech" scope (it has: ${principal.scopes.join(', ')}): create a key that may speak`);
   return principal;
 }
 
@@ -158,9 +162,13 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   shutdown.add('connections', 'mailer', () => mailer.close());
   const { synthesizer, workers, neural } = options.speechEngines ?? (await startSpeechEngines(config));
   for (const p of neural.problems) app.log.warn({ path: p.path, reason: p.reason }, `VOICES_DIR: skipped ${p.path}: ${p.reason}`);
-  if (neural.voices.length > 0) app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
+  if (neural.voices.length > 0)
+    app.log.info({ voicesDir: config.voicesDir, voices: neural.voices.length }, `VOICES_DIR: ${neural.voices.length} neural voices loaded`);
   shutdown.add('workers', 'synthesis threads', () => synthesizer.close());
-  const ownedVoices = new DbVoiceStore(db, store.dialect, { maxVoices: config.maxVoicesPerUser, maxSampleBytes: config.maxSampleBytesPerUser });
+  const ownedVoices = new DbVoiceStore(db, store.dialect, {
+    maxVoices: config.maxVoicesPerUser,
+    maxSampleBytes: config.maxSampleBytesPerUser,
+  });
   const voices = new VoiceLibrary(ownedVoices, BUILTIN_VOICES, { defaultVoice: config.defaultVoice });
   voices.setNaturalVoices(neural.voices);
   const cache = config.cacheMb > 0 ? new SpeechCache(config.cacheMb * 1024 * 1024) : null;
@@ -171,7 +179,11 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
   const metrics = new Metrics();
   metrics.watchPool(() => synthesizer.stats());
   // As many slots as the pool runs at once: any more would queue inside piscina, out of the fair order.
-  const scheduler = new FairScheduler({ slots: workers * config.slotsPerWorker, maxPerKey: config.maxConcurrentPerKey, shared: sharedState });
+  const scheduler = new FairScheduler({
+    slots: workers * config.slotsPerWorker,
+    maxPerKey: config.maxConcurrentPerKey,
+    shared: sharedState,
+  });
   metrics.watchScheduler(() => scheduler.stats());
   metrics.watchCache(() => cache?.stats() ?? null);
   const usage = new UsageService(db);
@@ -275,7 +287,16 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     const { speech, voices, wyomingLink: link } = services;
     const limits = { ...DEFAULT_WYOMING_LIMITS, maxAudioSeconds: config.maxAudioSeconds, ...options.wyomingLimits };
     const connectUrl = new URL('home-assistant', config.publicUrl.href.endsWith('/') ? config.publicUrl : `${config.publicUrl.href}/`).href;
-    const wyoming = new WyomingServer({ speech, voices, link, log: app.log, maxTextChars: config.maxTextChars, version: SERVICE_VERSION, connectUrl, limits });
+    const wyoming = new WyomingServer({
+      speech,
+      voices,
+      link,
+      log: app.log,
+      maxTextChars: config.maxTextChars,
+      version: SERVICE_VERSION,
+      connectUrl,
+      limits,
+    });
     services.wyoming = wyoming;
     app.addHook('onReady', async () => {
       await wyoming.start({ host, port });

@@ -156,7 +156,8 @@ function allowedOrigins(env: Env): string[] {
       } catch {
         throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" is not an origin such as http://192.168.1.20:8080`);
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" must use http or https`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" must use http or https`);
       if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username) {
         throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" must be an origin only (scheme, host and port), without a path`);
       }
@@ -168,7 +169,8 @@ function allowedOrigins(env: Env): string[] {
 function wyomingPort(env: Env): number | null {
   const raw = env.WYOMING_PORT?.trim();
   if (raw === 'off') return null;
-  if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw)) throw new ConfigError(`WYOMING_PORT must be a port number or off, got "${raw}"`);
+  if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw))
+    throw new ConfigError(`WYOMING_PORT must be a port number or off, got "${raw}"`);
   return int(env, 'WYOMING_PORT', 10200, 0, 65535);
 }
 
@@ -177,7 +179,10 @@ function trustProxy(env: Env): boolean | number | string[] {
   if (!raw || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (list.some((a) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a))) {
     throw new ConfigError('TRUST_PROXY must be true, false, a hop count, or a comma-separated list of proxy addresses/CIDRs');
   }
@@ -209,7 +214,10 @@ export const DEFAULT_VOICES_CATALOG_URL = 'https://huggingface.co/rhasspy/piper-
 export const DEFAULT_KOKORO_FILES_URL = 'https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/';
 
 function list(env: Env, name: string, pattern: RegExp, what: string): string[] {
-  const items = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const items = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = items.find((s) => !pattern.test(s));
   if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of ${what}, got "${bad}"`);
   return [...new Set(items)];

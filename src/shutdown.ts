@@ -47,7 +47,10 @@ export class Shutdown {
       const results = await Promise.allSettled(steps.map(async (step) => step.stop()));
       results.forEach((result, i) => {
         if (result.status === 'rejected' && failure === undefined) {
-          failure = new Error(`shutdown: ${steps[i].name} failed to stop: ${String((result.reason as Error | undefined)?.message ?? result.reason)}`, { cause: result.reason });
+          failure = new Error(
+            `shutdown: ${steps[i].name} failed to stop: ${String((result.reason as Error | undefined)?.message ?? result.reason)}`,
+            { cause: result.reason },
+          );
         }
       });
     }

@@ -28,7 +28,10 @@ for (const [name, env, pattern] of [
   ['zero text', { MAX_TEXT_CHARS: '0' }, /MAX_TEXT_CHARS/],
 ] as const) {
   test(`refuses ${name} with a clear message`, () => {
-    assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message));
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => err instanceof ConfigError && pattern.test(err.message),
+    );
   });
 }
 
@@ -54,13 +57,19 @@ test('Wyoming: on by default at 127.0.0.1:10200; off turns it off; 0 picks a por
   assert.equal(loadConfig({ WYOMING_PORT: 'off' }).wyomingPort, null);
   assert.equal(loadConfig({ WYOMING_PORT: '0' }).wyomingPort, 0);
   assert.throws(() => loadConfig({ WYOMING_PORT: 'on' }), /WYOMING_PORT must be a port number or off/);
-  assert.throws(() => loadConfig({ WYOMING_PORT: 'off', WYOMING_API_KEY: 'service_sk_x' }), /WYOMING_API_KEY is set but WYOMING_PORT is off/);
+  assert.throws(
+    () => loadConfig({ WYOMING_PORT: 'off', WYOMING_API_KEY: 'service_sk_x' }),
+    /WYOMING_API_KEY is set but WYOMING_PORT is off/,
+  );
 });
 
 test('origins: without PUBLIC_URL the own-address rule applies; ALLOWED_ORIGINS are origins, normalized', () => {
   assert.equal(loadConfig({}).publicUrlSet, false);
   assert.equal(loadConfig({ PUBLIC_URL: 'https://tts.example.com' }).publicUrlSet, true);
-  assert.deepEqual(loadConfig({ ALLOWED_ORIGINS: 'http://LOCALHOST:5173, https://tts.example.com:443' }).allowedOrigins, ['http://localhost:5173', 'https://tts.example.com']);
+  assert.deepEqual(loadConfig({ ALLOWED_ORIGINS: 'http://LOCALHOST:5173, https://tts.example.com:443' }).allowedOrigins, [
+    'http://localhost:5173',
+    'https://tts.example.com',
+  ]);
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'http://x.example/path' }), /ALLOWED_ORIGINS: .* without a path/);
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'ftp://x.example' }), /ALLOWED_ORIGINS: .* http or https/);
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'not an origin' }), /ALLOWED_ORIGINS/);

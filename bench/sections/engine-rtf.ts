@@ -53,7 +53,7 @@ export async function engineRtf(runs: number): Promise<Section> {
       '"pipeline" adds resampling to 24 kHz, shaping and the level stage, then 16-bit PCM (what the WebSocket stream and',
       'Wyoming send) or MP3 (/v1/speak\'s default); "1st chunk" is the MP3 pipeline\'s first encoded chunk.',
       '"÷ engine" = pipeline RTF / engine RTF (target ≤ 1.3). The "split" lines below time the stages one by one',
-      'on the engine\'s own chunks (src/audio/resample.ts, the level stage of src/synth/voice-loudness.ts, the mp3 encoder).',
+      "on the engine's own chunks (src/audio/resample.ts, the level stage of src/synth/voice-loudness.ts, the mp3 encoder).",
       ...(code === 0 ? [] : [`**bench/engines.ts exited with code ${code}**; its output is below.`]),
     ],
     headers: ['voice', 'audio s', 'engine ms', 'engine RTF', 'pcm RTF', 'pcm ÷ engine', 'mp3 RTF', 'mp3 ÷ engine', '1st chunk ms'],

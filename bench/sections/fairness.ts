@@ -8,7 +8,9 @@ import { PARAGRAPH_2000 } from '../texts.ts';
 
 // Under MAX_TEXT_CHARS (10 000) with the request's own prefix (`slot-round. `) in front: at 10 000 every long
 // request was refused as too long, and key B measured an idle service.
-const LONG = Array.from({ length: 5 }, () => PARAGRAPH_2000).join(' ').slice(0, 9_900);
+const LONG = Array.from({ length: 5 }, () => PARAGRAPH_2000)
+  .join(' ')
+  .slice(0, 9_900);
 const HEAVY = 3;
 
 /** Sentence `n`: a new text each time, so no answer comes from the synthesis cache. */
@@ -58,7 +60,7 @@ export async function fairness(base: string, keyA: string, keyB: string, voice: 
   return {
     ratio,
     section: {
-      title: '9. Fair sharing: one key\'s long requests against another key\'s sentence',
+      title: "9. Fair sharing: one key's long requests against another key's sentence",
       notes: [
         `Voice ${voice}, default limits (MAX_CONCURRENT_PER_KEY 4). Key B asks for one sentence (a new one each time, so never cached) ${runs} times, `,
         `first on an idle service, then while key A keeps ${HEAVY} requests of 10 000 characters running (each restarted as soon as it ends, read as fast as the driver can).`,
@@ -71,7 +73,7 @@ export async function fairness(base: string, keyA: string, keyB: string, voice: 
         [`with ${HEAVY} long requests of key A`, ms(percentile(loaded, 50)), ms(percentile(loaded, 95)), ms(Math.max(...loaded))],
         ['ratio loaded / idle', fixed(percentile(loaded, 50) / percentile(idle, 50), 2), fixed(ratio, 2), ''],
       ],
-      summary: [['key B sentence first audio p95, with key A\'s 3 long requests / idle (target ≤ 2)', fixed(ratio, 2)]],
+      summary: [["key B sentence first audio p95, with key A's 3 long requests / idle (target ≤ 2)", fixed(ratio, 2)]],
     },
   };
 }

@@ -51,7 +51,11 @@ export async function jobsBench(base: string, key: string, voice: string, worker
 
   const text = book();
   const started = performance.now();
-  const created = await request(`${base}/v1/jobs`, { method: 'POST', headers: auth, body: JSON.stringify({ text, voice_id: voice, format: 'mp3' }) });
+  const created = await request(`${base}/v1/jobs`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ text, voice_id: voice, format: 'mp3' }),
+  });
   if (created.status !== 202) throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text()}`);
   const { id } = JSON.parse(created.text()) as { id: string };
   const loaded: number[] = [];
@@ -60,7 +64,8 @@ export async function jobsBench(base: string, key: string, voice: string, worker
     state = JSON.parse((await request(`${base}/v1/jobs/${id}`, { headers: auth })).text()) as JobState;
     if (state.status === 'done' || state.status === 'failed') break;
     // Interactive requests while the book renders (after its first pieces, before its last).
-    if (state.pieces.done > 2 && state.pieces.done < state.pieces.total - 2 && loaded.length < runs) loaded.push(await firstAudio(base, key, voice, n++));
+    if (state.pieces.done > 2 && state.pieces.done < state.pieces.total - 2 && loaded.length < runs)
+      loaded.push(await firstAudio(base, key, voice, n++));
     else await new Promise((r) => setTimeout(r, 100));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -89,7 +94,10 @@ export async function jobsBench(base: string, key: string, voice: string, worker
       ['job / engine-bound', fixed(cps / bound, 2)],
       ['overhead per piece', `${fixed(overheadPerPiece, 0)} ms`],
       ['sentence first audio idle p50 / p95', `${ms(percentile(idle, 50))} / ${ms(percentile(idle, 95))} ms`],
-      ['sentence first audio while the book renders p50 / p95', loaded.length > 0 ? `${ms(percentile(loaded, 50))} / ${ms(percentile(loaded, 95))} ms` : 'n/a'],
+      [
+        'sentence first audio while the book renders p50 / p95',
+        loaded.length > 0 ? `${ms(percentile(loaded, 50))} / ${ms(percentile(loaded, 95))} ms` : 'n/a',
+      ],
       ['ratio loaded / idle (p95)', fixed(ratio, 2)],
     ],
     summary: [

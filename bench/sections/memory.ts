@@ -39,7 +39,10 @@ function mix(base: string, key: string): MixedOp[] {
   });
   ops.push({ kind: 'voices', run: async () => (await request(`${base}/api/voices`, { headers: auth })).status === 200 });
   ops.push({ kind: 'voices', run: async () => (await request(`${base}/api/voices?language=en`, { headers: auth })).status === 200 });
-  ops.push({ kind: 'search', run: async () => (await request(`${base}/api/voices/search?q=british%20female`, { headers: auth })).status === 200 });
+  ops.push({
+    kind: 'search',
+    run: async () => (await request(`${base}/api/voices/search?q=british%20female`, { headers: auth })).status === 200,
+  });
   return ops;
 }
 

@@ -67,7 +67,9 @@ export async function neuralEngines(runs: number): Promise<Section> {
     ],
     headers: ['voice', 'audio s', 'wall ms', 'RTF', '1st audio ms'],
     rows,
-    raw: ['model load (first request) per worker:', ...memoryRows.map((r) => `  ${r[0]}: +${r[1]} MiB RSS, first request ${r[2]} ms`)].join('\n'),
+    raw: ['model load (first request) per worker:', ...memoryRows.map((r) => `  ${r[0]}: +${r[1]} MiB RSS, first request ${r[2]} ms`)].join(
+      '\n',
+    ),
     summary: [...rtf, ...memoryRows.map((r) => [`neural model load ${r[0]} (RSS per worker)`, `+${r[1]} MiB`])],
   };
 }

@@ -19,9 +19,13 @@ interface Cell {
 
 export async function speakLatency(base: string, key: string, runs: number): Promise<Section> {
   const cells: Cell[] = [];
-  for (const [textName, text] of [['1 sentence', ONE_SENTENCE], ['2 000 chars', PARAGRAPH_2000]] as const) {
+  for (const [textName, text] of [
+    ['1 sentence', ONE_SENTENCE],
+    ['2 000 chars', PARAGRAPH_2000],
+  ] as const) {
     for (const voice of VOICES) {
-      for (const format of ['mp3', 'pcm'] as const) cells.push({ voice, format, textName, text, ttfb: [], total: [], errors: 0, pcmBytes: 0 });
+      for (const format of ['mp3', 'pcm'] as const)
+        cells.push({ voice, format, textName, text, ttfb: [], total: [], errors: 0, pcmBytes: 0 });
     }
   }
   // Runs go round the cells rather than one cell at a time, so a burst of outside load spreads evenly.

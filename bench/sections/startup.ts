@@ -22,7 +22,13 @@ export async function startup(starts: number): Promise<Section> {
       const settled = treeRssMiB(service.pid);
       ready.push(service.startSeconds);
       idle.push(settled.rssMiB);
-      rows.push([String(i + 1), fixed(service.startSeconds, 2), fixed(atReady.rssMiB, 0), fixed(settled.rssMiB, 0), String(settled.processes)]);
+      rows.push([
+        String(i + 1),
+        fixed(service.startSeconds, 2),
+        fixed(atReady.rssMiB, 0),
+        fixed(settled.rssMiB, 0),
+        String(settled.processes),
+      ]);
     } finally {
       await service.stop();
     }

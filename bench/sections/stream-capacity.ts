@@ -54,7 +54,13 @@ export async function streamCapacity(base: string, key: string, pid: number, opt
     const allFaster = ok.length === n && rtf.every((x) => x < 1);
     rows.push([
       String(n),
-      fixed(percentile(ok.map((r) => r.audioSeconds), 50), 1),
+      fixed(
+        percentile(
+          ok.map((r) => r.audioSeconds),
+          50,
+        ),
+        1,
+      ),
       fixed(percentile(rtf, 50), 2),
       fixed(Math.max(...rtf), 2),
       ms(percentile(firsts, 50)),
@@ -85,7 +91,20 @@ export async function streamCapacity(base: string, key: string, pid: number, opt
         'CPU: the server process, the load driver (this bench process), and every other process on the machine (/proc/stat).',
         `**Sustained: ${sustained} concurrent streams**${capped ? ' (the ramp stopped at its limit before any step failed)' : ''}.`,
       ],
-      headers: ['N', 'audio s', 'RTF p50', 'RTF max', '1st chunk p50 ms', '1st chunk max ms', 'wall s', 'server CPU %', 'driver %', 'other processes %', 'errors', 'all < 1'],
+      headers: [
+        'N',
+        'audio s',
+        'RTF p50',
+        'RTF max',
+        '1st chunk p50 ms',
+        '1st chunk max ms',
+        'wall s',
+        'server CPU %',
+        'driver %',
+        'other processes %',
+        'errors',
+        'all < 1',
+      ],
       rows,
     },
   };

@@ -18,7 +18,17 @@ export async function streamsAtOnce(base: string, key: string, voice: string, st
   try {
     // A different paragraph per stream (its number in front), so none can come from the synthesis cache.
     results = await Promise.all(
-      clients.map((c, i) => (c ? c.synthesize(`Stream ${i + 1}. ${PARAGRAPH_RAMP}`, voice) : Promise.resolve<StreamResult>({ firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, error: 'connection failed' }))),
+      clients.map((c, i) =>
+        c
+          ? c.synthesize(`Stream ${i + 1}. ${PARAGRAPH_RAMP}`, voice)
+          : Promise.resolve<StreamResult>({
+              firstChunkMs: Number.NaN,
+              totalMs: Number.NaN,
+              audioSeconds: 0,
+              chunks: 0,
+              error: 'connection failed',
+            }),
+      ),
     );
   } finally {
     await Promise.all(clients.map((c) => c?.close()));
@@ -52,7 +62,12 @@ export async function streamsAtOnce(base: string, key: string, voice: string, st
           passed ? 'yes' : 'no',
         ],
       ],
-      summary: [[`${streams} streams at once: first audio max / RTF max`, `${ms(Math.max(...firsts))} ms / ${fixed(Math.max(...rtf), 2)}${passed ? '' : ' (target missed)'}`]],
+      summary: [
+        [
+          `${streams} streams at once: first audio max / RTF max`,
+          `${ms(Math.max(...firsts))} ms / ${fixed(Math.max(...rtf), 2)}${passed ? '' : ' (target missed)'}`,
+        ],
+      ],
     },
   };
 }

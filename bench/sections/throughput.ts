@@ -94,7 +94,13 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       ms(percentile(latencies, 50)),
       ms(percentile(latencies, 95)),
       fixed(cpuPercent, 0),
-      `${fixed(use.mainPercent, 0)} / ${use.threadPercents.slice(0, 2).map((x) => fixed(x, 0)).join(' + ')} / ${fixed(use.threadPercents.slice(2).reduce((a, b) => a + b, 0), 0)}`,
+      `${fixed(use.mainPercent, 0)} / ${use.threadPercents
+        .slice(0, 2)
+        .map((x) => fixed(x, 0))
+        .join(' + ')} / ${fixed(
+        use.threadPercents.slice(2).reduce((a, b) => a + b, 0),
+        0,
+      )}`,
       fixed(use.driverPercent, 0),
       fixed(use.othersPercent, 0),
       errors === 0 ? '0' : `${errors} (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')})`,
@@ -111,12 +117,23 @@ export async function throughput(base: string, key: string, pid: number, probe: 
       title: '5. POST /v1/speak throughput',
       notes: [
         `"${SHORT_SENTENCE}" as pcm with ${options.voice}; closed loop of C clients for ${fixed(options.windowMs / 1000, 0)} s per level.`,
-        'Server CPU % = the server process\'s user + system time (all threads) over the window, from /proc/<pid>/stat; 200 % = both cores busy.',
+        "Server CPU % = the server process's user + system time (all threads) over the window, from /proc/<pid>/stat; 200 % = both cores busy.",
         'Split by thread (/proc/<pid>/task): the main thread (event loop), the two busiest others (the synthesis workers when they work),',
         'and the rest together (V8 and libuv helper threads: garbage collection, compilation, file system). "driver" is the bench',
         'process and its probe; "other processes" is everything else on the machine (/proc/stat), which the server could not use.',
       ],
-      headers: ['concurrency', 'requests', 'req/s', 'p50 ms', 'p95 ms', 'server CPU %', 'main / top 2 / other threads %', 'driver %', 'other processes %', 'errors'],
+      headers: [
+        'concurrency',
+        'requests',
+        'req/s',
+        'p50 ms',
+        'p95 ms',
+        'server CPU %',
+        'main / top 2 / other threads %',
+        'driver %',
+        'other processes %',
+        'errors',
+      ],
       rows,
     },
     eventLoop: {

@@ -41,9 +41,21 @@ export function wordErrors(reference: string[], heard: string[]): number {
 
 async function available(): Promise<string | null> {
   for (const tool of [BATCH, 'flite', 'sox']) {
-    if (await run('sh', ['-c', `command -v ${tool}`]).then(() => false, () => true)) return tool;
+    if (
+      await run('sh', ['-c', `command -v ${tool}`]).then(
+        () => false,
+        () => true,
+      )
+    )
+      return tool;
   }
-  if (await access(join(MODEL, 'en-us', 'mdef')).then(() => false, () => true)) return 'the pocketsphinx-en-us model';
+  if (
+    await access(join(MODEL, 'en-us', 'mdef')).then(
+      () => false,
+      () => true,
+    )
+  )
+    return 'the pocketsphinx-en-us model';
   return null;
 }
 
@@ -54,8 +66,26 @@ export async function recognize(dir: string, ids: string[]): Promise<Map<string,
   await writeFile(ctl, `${ids.join('\n')}\n`);
   await run(
     BATCH,
-    ['-adcin', 'yes', '-adchdr', '44', '-cepdir', dir, '-cepext', '.wav', '-ctl', ctl, '-hyp', hyp,
-      '-hmm', join(MODEL, 'en-us'), '-lm', join(MODEL, 'en-us.lm.bin'), '-dict', join(MODEL, 'cmudict-en-us.dict')],
+    [
+      '-adcin',
+      'yes',
+      '-adchdr',
+      '44',
+      '-cepdir',
+      dir,
+      '-cepext',
+      '.wav',
+      '-ctl',
+      ctl,
+      '-hyp',
+      hyp,
+      '-hmm',
+      join(MODEL, 'en-us'),
+      '-lm',
+      join(MODEL, 'en-us.lm.bin'),
+      '-dict',
+      join(MODEL, 'cmudict-en-us.dict'),
+    ],
     { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
   );
   const out = new Map<string, string>();
@@ -125,7 +155,9 @@ export async function wordErrorRate(base: string, key: string, voice: string): P
         `voice ${voice}, format wav. Both resampled to 16 kHz mono s16 (sox) and recognized by Debian's pocketsphinx (en-us model,`,
         'pocketsphinx_batch). WER = word-level Levenshtein distance / reference words, after lower-casing and stripping punctuation.',
         `**WER native / service: ${result}**${failures ? `; ${failures} service requests failed (counted as all words lost)` : ''}.`,
-        rows.length ? 'Sentences heard differently (errors in brackets):' : 'Every sentence had as many errors natively as through the service.',
+        rows.length
+          ? 'Sentences heard differently (errors in brackets):'
+          : 'Every sentence had as many errors natively as through the service.',
       ],
       headers: ['sentence', 'native heard', 'service heard'],
       rows,

@@ -105,7 +105,11 @@ export class ApiKeyService {
             ])
             .where((eb) =>
               eb(
-                eb.selectFrom('api_keys').select((c) => c.fn.countAll().as('live')).where('user_id', '=', userId).where('revoked_at', 'is', null),
+                eb
+                  .selectFrom('api_keys')
+                  .select((c) => c.fn.countAll().as('live'))
+                  .where('user_id', '=', userId)
+                  .where('revoked_at', 'is', null),
                 '<',
                 MAX_KEYS_PER_USER,
               ),
@@ -126,7 +130,14 @@ export class ApiKeyService {
       .where('revoked_at', 'is', null)
       .orderBy('created_at', 'asc')
       .execute();
-    return rows.map((r) => ({ id: r.id, name: r.name, masked_key: maskKey(r.last4), created_at: r.created_at, last_used: r.last_used, scopes: parsedScopes(r.scopes) }));
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      masked_key: maskKey(r.last4),
+      created_at: r.created_at,
+      last_used: r.last_used,
+      scopes: parsedScopes(r.scopes),
+    }));
   }
 
   /**

@@ -24,7 +24,9 @@ export class MagicLinkService {
       .insertInto('magic_links')
       .values(row)
       .onConflict((oc) =>
-        oc.column('email').doUpdateSet({ token_hash: row.token_hash, created_at: row.created_at, expires_at: row.expires_at, used_at: null }),
+        oc
+          .column('email')
+          .doUpdateSet({ token_hash: row.token_hash, created_at: row.created_at, expires_at: row.expires_at, used_at: null }),
       )
       .execute();
     return token;
@@ -52,7 +54,11 @@ export class MagicLinkService {
    * client should ask for a new one), otherwise `invalid` (never issued, replaced by a newer one, used).
    */
   async refusal(token: string): Promise<'expired' | 'invalid'> {
-    const row = await this.db.selectFrom('magic_links').select(['used_at', 'expires_at']).where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('magic_links')
+      .select(['used_at', 'expires_at'])
+      .where('token_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
     return row && row.used_at === null && row.expires_at <= new Date().toISOString() ? 'expired' : 'invalid';
   }
 

@@ -33,7 +33,15 @@ export class OutboxMailer implements Mailer {
   async send(mail: Mail): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const path = join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomToken(6)}.eml`);
-    const body = [`From: ${this.from}`, `To: ${mail.to}`, `Subject: ${mail.subject}`, 'Content-Type: text/plain; charset=utf-8', '', mail.text, ''].join('\r\n');
+    const body = [
+      `From: ${this.from}`,
+      `To: ${mail.to}`,
+      `Subject: ${mail.subject}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      mail.text,
+      '',
+    ].join('\r\n');
     await writeFile(path, body, { mode: 0o600 });
     this.onWrite(path, mail);
   }

@@ -50,14 +50,22 @@ export class SessionService {
     }
     // Refreshing the idle clock at most once a minute keeps reads from turning into writes.
     if (Date.parse(row.last_seen_at) + TOUCH_INTERVAL_MS <= now) {
-      await this.db.updateTable('sessions').set({ last_seen_at: new Date(now).toISOString() }).where('id_hash', '=', idHash).execute();
+      await this.db
+        .updateTable('sessions')
+        .set({ last_seen_at: new Date(now).toISOString() })
+        .where('id_hash', '=', idHash)
+        .execute();
     }
     return { idHash, userId: row.user_id };
   }
 
   /** Whether a session (by digest) still exists and has not expired; for long-lived streams. */
   async isActive(idHash: string): Promise<boolean> {
-    const row = await this.db.selectFrom('sessions').select(['expires_at', 'last_seen_at']).where('id_hash', '=', idHash).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['expires_at', 'last_seen_at'])
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
     return row !== undefined && this.live(row, Date.now());
   }
 

@@ -29,7 +29,8 @@ const DAY_MS = 86_400_000;
 /** Midnight UTC of a YYYY-MM-DD day; a day that does not exist (2026-02-30) is a validation error. */
 function dayMs(day: string, field: string): number {
   const ms = Date.parse(`${day}T00:00:00Z`);
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day) throw new AppError('validation', `${field} is not a day: ${day}`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day)
+    throw new AppError('validation', `${field} is not a day: ${day}`);
   return ms;
 }
 
@@ -74,7 +75,11 @@ export class UsageService {
     const [byDay, byKey] = await Promise.all([
       this.db
         .selectFrom('usage')
-        .select((eb) => ['day', eb.fn.sum<number | string>('chars').as('characters'), eb.fn.sum<number | string>('requests').as('requests')])
+        .select((eb) => [
+          'day',
+          eb.fn.sum<number | string>('chars').as('characters'),
+          eb.fn.sum<number | string>('requests').as('requests'),
+        ])
         .where('user_id', '=', userId)
         .where('day', '>=', since)
         .where('day', '<=', until)
@@ -124,7 +129,11 @@ export class UsageService {
 }
 
 /** The key columns as the API shows them: the session's use under "Dashboard", a revoked key marked. */
-function keyFields(r: { key_id: string; name: string | null; revoked_at: string | null }): { key_id: string | null; name: string; revoked: boolean } {
+function keyFields(r: { key_id: string; name: string | null; revoked_at: string | null }): {
+  key_id: string | null;
+  name: string;
+  revoked: boolean;
+} {
   if (r.key_id === '') return { key_id: null, name: 'Dashboard (session)', revoked: false };
   return { key_id: r.key_id, name: r.name ?? 'deleted key', revoked: r.name === null || r.revoked_at !== null };
 }

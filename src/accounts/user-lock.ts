@@ -9,7 +9,11 @@ import type { Database } from '../store/schema.ts';
  * it, and each count, taken after the previous holder committed, sees that holder's row. FOR NO KEY UPDATE
  * rather than FOR UPDATE, so foreign-key checks on the user (a session being created meanwhile) are not held up.
  */
-export async function lockUserForCap<DB extends Database>(trx: Transaction<DB> | Kysely<DB>, dialect: Dialect, userId: string): Promise<void> {
+export async function lockUserForCap<DB extends Database>(
+  trx: Transaction<DB> | Kysely<DB>,
+  dialect: Dialect,
+  userId: string,
+): Promise<void> {
   if (dialect !== 'postgres') return;
   const db = trx as unknown as Kysely<Database>;
   await db.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();

@@ -25,7 +25,7 @@ export function trimSilence(samples: Float32Array, rate: number): Float32Array {
   const last = mask.lastIndexOf(1);
   const pieces: Array<[number, number]> = [];
   let runStart = Math.max(0, first - edge);
-  for (let i = first; i <= last; ) {
+  for (let i = first; i <= last;) {
     if (mask[i]) {
       i++;
       continue;

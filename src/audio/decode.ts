@@ -9,7 +9,10 @@ export type AudioDecodeErrorKind = 'unsupported' | 'corrupt' | 'too_long' | 'emp
 /** Why an upload could not be used; `kind` is stable for callers to map onto API errors. */
 export class AudioDecodeError extends Error {
   override readonly name = 'AudioDecodeError';
-  constructor(readonly kind: AudioDecodeErrorKind, message: string) {
+  constructor(
+    readonly kind: AudioDecodeErrorKind,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -117,7 +120,7 @@ async function openDecoder(container: Exclude<UploadContainer, 'wav'>): Promise<
 
 /** Where FLAC frames start: after "fLaC" and the chain of metadata blocks; undefined if that is cut off. */
 function flacAudioOffset(bytes: Uint8Array): number | undefined {
-  for (let at = 4; at + 4 <= bytes.length; ) {
+  for (let at = 4; at + 4 <= bytes.length;) {
     const last = (bytes[at] & 0x80) !== 0;
     at += 4 + ((bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]);
     if (last) return at <= bytes.length ? at : undefined;
@@ -179,7 +182,10 @@ async function decodeCompressed(
     if (decoder.flush) out.add(await decoder.flush());
   } catch (err) {
     if (err instanceof AudioDecodeError) throw err;
-    throw new AudioDecodeError('corrupt', `the ${container} data could not be decoded: ${err instanceof Error ? err.message : String(err)}`);
+    throw new AudioDecodeError(
+      'corrupt',
+      `the ${container} data could not be decoded: ${err instanceof Error ? err.message : String(err)}`,
+    );
   } finally {
     decoder.free();
   }

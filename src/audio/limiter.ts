@@ -55,7 +55,24 @@ const ODD = Float64Array.from({ length: HALF }, (_, j) => (KERNELS[0][j] - KERNE
 // inter-sample estimate), then the sliding minimum's indices and gains and the delayed inputs (`size` each) and
 // the held gains (look + 1). The order of the scalars is the enum's in kernels.c.
 const enum At {
-  Ceiling, Release, Quiet, Look, Window, Size, Head, Count, SmoothSum, Held, N, Out, LoudSeen, R, SlotIn, SlotSmooth, Unity, Scalars,
+  Ceiling,
+  Release,
+  Quiet,
+  Look,
+  Window,
+  Size,
+  Head,
+  Count,
+  SmoothSum,
+  Held,
+  N,
+  Out,
+  LoudSeen,
+  R,
+  SlotIn,
+  SlotSmooth,
+  Unity,
+  Scalars,
 }
 const RECENT = 2 * SPAN;
 const DOUBLE = 8;
@@ -72,7 +89,11 @@ class PeakLimiter implements Limiter {
   private readonly window: number;
   private readonly state: Uint8Array;
 
-  constructor(rate: number, ceiling: number, private readonly gain: number) {
+  constructor(
+    rate: number,
+    ceiling: number,
+    private readonly gain: number,
+  ) {
     const look = Math.max(1, Math.round(rate * LOOKAHEAD_SECONDS));
     // The peak found at input n may lie between samples n-TAPS and n-TAPS+1: the window is widened by that much.
     this.window = look + HISTORY;

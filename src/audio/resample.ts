@@ -8,7 +8,10 @@ import { concatSamples } from './samples.ts';
 export type { Resampler } from './resamplers/resampler.ts';
 
 class IdentityResampler implements Resampler {
-  constructor(readonly inRate: number, readonly outRate: number) {}
+  constructor(
+    readonly inRate: number,
+    readonly outRate: number,
+  ) {}
   process(x: Float32Array): Float32Array {
     return x.slice();
   }

@@ -3,7 +3,11 @@
 // Encoder minus the property helpers; this declares what opus.ts uses of it.
 declare module '@evan/opus/wasm/index.mjs' {
   export class Encoder {
-    constructor(options: { channels: 1 | 2; sample_rate: 8000 | 12000 | 16000 | 24000 | 48000; application: 'voip' | 'audio' | 'restricted_lowdelay' });
+    constructor(options: {
+      channels: 1 | 2;
+      sample_rate: 8000 | 12000 | 16000 | 24000 | 48000;
+      application: 'voip' | 'audio' | 'restricted_lowdelay';
+    });
     /** Getter form when `value` is omitted (returns the value); setter form otherwise (throws on error). */
     ctl(request: number, value?: number): number;
     /** Encodes one frame of interleaved 16-bit PCM; the result is a fresh copy. */

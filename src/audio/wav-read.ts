@@ -14,7 +14,10 @@ export interface WavLayout {
 }
 
 export class WavFormatError extends Error {
-  constructor(readonly kind: 'unsupported' | 'corrupt', message: string) {
+  constructor(
+    readonly kind: 'unsupported' | 'corrupt',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -32,7 +35,7 @@ export function readWavLayout(bytes: Uint8Array): WavLayout {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const id = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
   let fmt: Omit<WavLayout, 'dataOffset' | 'dataBytes' | 'claimedFrames'> | undefined;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const chunk = id(at);
     const size = v.getUint32(at + 4, true);
     const body = at + 8;

@@ -37,7 +37,12 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
 }
 
-async function available(values: Record<string, unknown>, io: CliIo, sources: Parameters<typeof loadCatalog>[0], voicesDir: string): Promise<void> {
+async function available(
+  values: Record<string, unknown>,
+  io: CliIo,
+  sources: Parameters<typeof loadCatalog>[0],
+  voicesDir: string,
+): Promise<void> {
   const all = await loadCatalog(sources, io.signal);
   const found = filterCatalog(all, {
     language: typeof values.lang === 'string' ? values.lang : undefined,
@@ -46,14 +51,23 @@ async function available(values: Record<string, unknown>, io: CliIo, sources: Pa
   });
   const installed = new Set((await listInstalled(voicesDir)).map((v) => v.name));
   if (values.json) {
-    io.out.write(`${JSON.stringify(found.map((v) => ({ ...v, installed: installed.has(v.name) })), null, 2)}\n`);
+    io.out.write(
+      `${JSON.stringify(
+        found.map((v) => ({ ...v, installed: installed.has(v.name) })),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   if (found.length === 0) {
     io.out.write('No voice in the catalogue matches.\n');
     return;
   }
-  const rows = [['NAME', 'LANGUAGE', 'QUALITY', 'SIZE', ''], ...found.map((v) => [v.name, v.languageName, v.quality, formatBytes(v.size), installed.has(v.name) ? 'installed' : ''])];
+  const rows = [
+    ['NAME', 'LANGUAGE', 'QUALITY', 'SIZE', ''],
+    ...found.map((v) => [v.name, v.languageName, v.quality, formatBytes(v.size), installed.has(v.name) ? 'installed' : '']),
+  ];
   io.out.write(table(rows));
   io.out.write(`\n${found.length} voice${found.length === 1 ? '' : 's'}. Install with: npx voxsmith voices add ${found[0].name}\n`);
 }
@@ -72,7 +86,10 @@ async function add(names: string[], io: CliIo, sources: Parameters<typeof loadCa
   for (const name of names) {
     const voice = all.find((v) => v.name === name) ?? all.find((v) => v.name.toLowerCase() === name.toLowerCase());
     if (!voice) {
-      const close = all.filter((v) => v.name.toLowerCase().includes(name.toLowerCase().split('-')[0])).slice(0, 5).map((v) => v.name);
+      const close = all
+        .filter((v) => v.name.toLowerCase().includes(name.toLowerCase().split('-')[0]))
+        .slice(0, 5)
+        .map((v) => v.name);
       throw new UsageError(`no voice named ${name} in the catalogue${close.length > 0 ? ` (did you mean ${close.join(', ')}?)` : ''}`);
     }
     wanted.push(voice);
@@ -114,16 +131,30 @@ async function list(values: Record<string, unknown>, io: CliIo, voicesDir: strin
     return catalog.voices.filter((x) => x.spec.base === stem || x.spec.base.startsWith(`${stem}/`)).map((x) => x.id);
   };
   if (values.json) {
-    io.out.write(`${JSON.stringify(installed.map((v) => ({ ...v, voices: voicesOf(v) })), null, 2)}\n`);
+    io.out.write(
+      `${JSON.stringify(
+        installed.map((v) => ({ ...v, voices: voicesOf(v) })),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   if (installed.length === 0) {
     io.out.write(`No natural voice is installed in ${voicesDir}.\nAdd one with: npx voxsmith voices add en_US-lessac-medium\n`);
   } else {
-    const rows = [['NAME', 'ENGINE', 'SIZE', 'VOICE IDS'], ...installed.map((v) => {
-      const ids = voicesOf(v);
-      return [v.name, v.engine, formatBytes(v.size), ids.length > 3 ? `${ids.slice(0, 3).join(', ')} (+${ids.length - 3})` : ids.join(', ')];
-    })];
+    const rows = [
+      ['NAME', 'ENGINE', 'SIZE', 'VOICE IDS'],
+      ...installed.map((v) => {
+        const ids = voicesOf(v);
+        return [
+          v.name,
+          v.engine,
+          formatBytes(v.size),
+          ids.length > 3 ? `${ids.slice(0, 3).join(', ')} (+${ids.length - 3})` : ids.join(', '),
+        ];
+      }),
+    ];
     io.out.write(table(rows));
   }
   for (const p of catalog.problems) io.err.write(`voxsmith: skipped ${p.path}: ${p.reason}\n`);

@@ -66,7 +66,12 @@ export function breedNeural(a: Voice, b: Voice, options: { mutationRate: number;
   const dominant = shareB > 0.5 ? b : a;
   const style: StyleMix = { voices, weights };
   const spec: VoiceSpec = { engine: dominant.engine, base: dominant.spec.base, style };
-  const genome: JsonValue = { version: STYLE_GENOME_VERSION, engine: dominant.engine, base: dominant.spec.base, style: { voices, weights } };
+  const genome: JsonValue = {
+    version: STYLE_GENOME_VERSION,
+    engine: dominant.engine,
+    base: dominant.spec.base,
+    style: { voices, weights },
+  };
   const gender: Gender = a.gender === b.gender ? a.gender : dominant.gender;
   return { spec, genome, gender, dominant, shareB };
 }

@@ -28,7 +28,9 @@ export function cloneCandidates(language: string): Voice[] {
 export function speakerDistance(target: SpeakerFeatures, base: SpeakerFeatures): number {
   const pitch = semitones(target.pitch_hz, base.pitch_hz) / 5;
   const tract =
-    target.formant_spacing_hz > 0 && base.formant_spacing_hz > 0 ? Math.log2(base.formant_spacing_hz / target.formant_spacing_hz) / 0.15 : 0;
+    target.formant_spacing_hz > 0 && base.formant_spacing_hz > 0
+      ? Math.log2(base.formant_spacing_hz / target.formant_spacing_hz) / 0.15
+      : 0;
   const centroid = Math.log2(base.spectral_centroid_hz / target.spectral_centroid_hz) / 0.25;
   const tilt = (base.spectral_tilt_db_per_octave - target.spectral_tilt_db_per_octave) / 2;
   const flatness = Math.log2(Math.max(1e-4, base.spectral_flatness) / Math.max(1e-4, target.spectral_flatness)) / 2;
@@ -253,7 +255,8 @@ async function measureHeldOut(
 ): Promise<HeldOutFit> {
   const pcm = await render(genomeToSpec(genome), heldOutTextFor(language));
   const m = await analyzer.measurePcm(pcm, RENDER_RATE);
-  if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0) throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
+  if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0)
+    throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
   return {
     pitch_semitones: round(semitones(target.pitch_hz, m.pitch_hz), 2),
     rate_percent: round((m.syllables_per_second / target.syllables_per_second - 1) * 100, 1),

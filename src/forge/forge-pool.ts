@@ -37,7 +37,9 @@ export class SpeechAnalyzer {
   /** Decodes and measures an upload; the bytes are copied, so the caller keeps them. */
   async analyzeUpload(bytes: Uint8Array, limits: UploadLimits): Promise<AnalysisResult> {
     if (this.uploadsInFlight >= MAX_WAITING_UPLOADS + 1) {
-      throw new AppError('busy', 'Too many voice clones are being analysed; retry shortly', { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) });
+      throw new AppError('busy', 'Too many voice clones are being analysed; retry shortly', {
+        'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
+      });
     }
     this.uploadsInFlight += 1;
     try {

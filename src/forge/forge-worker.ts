@@ -24,7 +24,11 @@ async function analyze(task: AnalysisTask): Promise<AnalysisResult> {
   // Whether what sounds is speech is the clone's rule (notSpeechReason); here only whether anything sounds.
   if (!features) return { ok: false, kind: 'no_speech', message: 'nothing in the audio sounds longer than a click: no speech was found' };
   if (features.speech_seconds < MIN_SPEECH_SECONDS) {
-    return { ok: false, kind: 'no_speech', message: `only ${features.speech_seconds.toFixed(1)} s of the audio sounds; at least ${MIN_SPEECH_SECONDS} s of speech are needed` };
+    return {
+      ok: false,
+      kind: 'no_speech',
+      message: `only ${features.speech_seconds.toFixed(1)} s of the audio sounds; at least ${MIN_SPEECH_SECONDS} s of speech are needed`,
+    };
   }
   return { ok: true, features, container: decoded.container, seconds: Math.round(decoded.seconds * 1000) / 1000 };
 }

@@ -63,7 +63,9 @@ const EXTENSIONS: Readonly<Record<UploadContainer, string>> = {
   flac: 'flac',
 };
 
-const ANALYSIS_ERRORS: Readonly<Record<AnalysisFailureKind, 'unsupported_audio' | 'invalid_audio' | 'audio_too_long' | 'audio_too_short' | 'no_speech'>> = {
+const ANALYSIS_ERRORS: Readonly<
+  Record<AnalysisFailureKind, 'unsupported_audio' | 'invalid_audio' | 'audio_too_long' | 'audio_too_short' | 'no_speech'>
+> = {
   unsupported: 'unsupported_audio',
   corrupt: 'invalid_audio',
   empty: 'invalid_audio',
@@ -94,7 +96,8 @@ export function validateName(name: string): string {
   if (trimmed.length === 0) throw new AppError('validation', 'name must not be blank');
   if (/\p{Cc}/u.test(trimmed)) throw new AppError('validation', 'name must not contain control characters');
   // Bidi overrides and isolates make a name display as something else ("evil\u202Egnp.exe").
-  if (/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u.test(trimmed)) throw new AppError('validation', 'name must not contain bidirectional control characters');
+  if (/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u.test(trimmed))
+    throw new AppError('validation', 'name must not contain bidirectional control characters');
   return trimmed;
 }
 
@@ -116,8 +119,12 @@ export class VoiceForge {
     const candidates = cloneCandidates(language);
     if (candidates.length === 0) throw new AppError('validation', `No base voice speaks "${language}"; see /api/voices for the languages`);
 
-    const analysis = await this.deps.analyzer.analyzeUpload(input.audio, { minSeconds: MIN_SAMPLE_SECONDS, maxSeconds: MAX_SAMPLE_SECONDS });
-    if (!analysis.ok) throw new AppError(ANALYSIS_ERRORS[analysis.kind], `${analysis.message[0].toUpperCase()}${analysis.message.slice(1)}`);
+    const analysis = await this.deps.analyzer.analyzeUpload(input.audio, {
+      minSeconds: MIN_SAMPLE_SECONDS,
+      maxSeconds: MAX_SAMPLE_SECONDS,
+    });
+    if (!analysis.ok)
+      throw new AppError(ANALYSIS_ERRORS[analysis.kind], `${analysis.message[0].toUpperCase()}${analysis.message.slice(1)}`);
     const sample = analysis.features;
     const notSpeech = notSpeechReason(sample);
     if (notSpeech) throw new AppError('not_speech', notSpeech);

@@ -45,18 +45,27 @@ function bodyOf(code: ErrorCode, message?: string): ErrorBody {
  * than its own message (which may say more about the server than a client should read).
  */
 export function errorAnswer(error: unknown, internalMessage?: string): ErrorAnswer {
-  if (error instanceof AppError) return { status: error.status, body: bodyOf(error.code, error.message), headers: error.headers, kind: 'app' };
+  if (error instanceof AppError)
+    return { status: error.status, body: bodyOf(error.code, error.message), headers: error.headers, kind: 'app' };
   const framework = (typeof error === 'object' && error !== null ? error : {}) as Partial<FastifyError>;
-  if (framework.validation) return { status: 400, body: bodyOf('validation', describeValidation(framework as FastifyError)), headers: {}, kind: 'validation' };
+  if (framework.validation)
+    return { status: 400, body: bodyOf('validation', describeValidation(framework as FastifyError)), headers: {}, kind: 'validation' };
   if (framework.code && Object.hasOwn(FRAMEWORK_CODES, framework.code)) {
     const code = FRAMEWORK_CODES[framework.code];
     const message = code === 'invalid_json' ? `Request body is not valid JSON: ${framework.message}` : undefined;
     return { status: ERRORS[code].status, body: bodyOf(code, message), headers: {}, kind: 'framework' };
   }
   // The database is down or unreachable: a quick 503 the client may retry, not a hang or a 500.
-  if (isStoreUnavailable(error)) return { status: 503, body: bodyOf('unavailable', 'The database is unavailable; retry shortly'), headers: { 'Retry-After': '2' }, kind: 'unavailable' };
+  if (isStoreUnavailable(error))
+    return {
+      status: 503,
+      body: bodyOf('unavailable', 'The database is unavailable; retry shortly'),
+      headers: { 'Retry-After': '2' },
+      kind: 'unavailable',
+    };
   const status = framework.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return { status, body: { error: String(framework.message), code: 'bad_request' }, headers: {}, kind: 'client' };
+  if (status !== undefined && status >= 400 && status < 500)
+    return { status, body: { error: String(framework.message), code: 'bad_request' }, headers: {}, kind: 'client' };
   return { status: 500, body: bodyOf('internal', internalMessage), headers: {}, kind: 'internal' };
 }
 

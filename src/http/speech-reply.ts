@@ -39,18 +39,21 @@ const STALL_CHECK_MS = 500;
  */
 export function cutWhenStalled(res: ServerResponse, stallMs: number, onStall: () => void): void {
   let stalledSince: number | undefined;
-  const timer = setInterval(() => {
-    if (!res.writableNeedDrain) {
-      stalledSince = undefined;
-      return;
-    }
-    stalledSince ??= Date.now();
-    if (Date.now() - stalledSince >= stallMs) {
-      clearInterval(timer);
-      onStall();
-      res.destroy();
-    }
-  }, Math.min(STALL_CHECK_MS, stallMs));
+  const timer = setInterval(
+    () => {
+      if (!res.writableNeedDrain) {
+        stalledSince = undefined;
+        return;
+      }
+      stalledSince ??= Date.now();
+      if (Date.now() - stalledSince >= stallMs) {
+        clearInterval(timer);
+        onStall();
+        res.destroy();
+      }
+    },
+    Math.min(STALL_CHECK_MS, stallMs),
+  );
   timer.unref();
   res.once('close', () => clearInterval(timer));
 }
@@ -63,7 +66,12 @@ export const ERROR_TRAILER = 'X-Voxsmith-Error';
  * ends the chunked body cleanly with the error in the X-Voxsmith-Error trailer; any other failure cuts the
  * stream and is logged.
  */
-export function sendStreamed(request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, body: AsyncIterable<string | Uint8Array>): FastifyReply {
+export function sendStreamed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signal: AbortSignal,
+  body: AsyncIterable<string | Uint8Array>,
+): FastifyReply {
   async function* logged(): AsyncGenerator<string | Uint8Array> {
     try {
       yield* body;

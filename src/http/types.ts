@@ -4,8 +4,7 @@ import type { Services } from '../services.ts';
 
 /** Who is calling: an API key (with what it may do) or a dashboard session. */
 export type Principal =
-  | { via: 'key'; userId: string; keyId: string; scopes: readonly KeyScope[] }
-  | { via: 'session'; userId: string; sessionIdHash: string };
+  { via: 'key'; userId: string; keyId: string; scopes: readonly KeyScope[] } | { via: 'session'; userId: string; sessionIdHash: string };
 
 /** What the caller may do: a key its scopes, a signed-in session everything its account may. */
 export function scopesOf(p: Principal): readonly KeyScope[] {

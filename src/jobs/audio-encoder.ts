@@ -26,7 +26,12 @@ export class AudioEncoder {
   }
 
   /** Encodes `source` into `format`, handing each produced block to `sink` in order. */
-  async encode(format: SpeechFormat, source: PcmSource, sink: (bytes: Uint8Array) => Promise<void>, signal?: AbortSignal): Promise<EncodeResult> {
+  async encode(
+    format: SpeechFormat,
+    source: PcmSource,
+    sink: (bytes: Uint8Array) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<EncodeResult> {
     const { port1, port2 } = new MessageChannel();
     const task = this.piscina.run({ format, port: port2 }, { transferList: [port2], signal });
     let failed: unknown;

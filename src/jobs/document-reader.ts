@@ -48,7 +48,8 @@ export class DocumentReader {
       return result.plan;
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (deadline.aborted) throw new AppError('invalid_document', `The document took longer than ${this.timeoutMs / 1000} s to read; it was refused`);
+      if (deadline.aborted)
+        throw new AppError('invalid_document', `The document took longer than ${this.timeoutMs / 1000} s to read; it was refused`);
       // The thread ran out of memory (ERR_WORKER_OUT_OF_MEMORY) or died reading it.
       if (err instanceof Error && /memory|terminated/i.test(`${err.message} ${(err as { code?: string }).code ?? ''}`)) {
         throw new AppError('document_too_large', 'The document needs more memory to read than allowed; it was refused');

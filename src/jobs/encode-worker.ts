@@ -42,7 +42,10 @@ export default async function encode(task: EncodeTask): Promise<EncodeResult> {
     produced += bytes.length;
     if (head.length < FLAC_STREAMINFO_END && bytes.length > 0) head = Uint8Array.from([...head, ...bytes.subarray(0, FLAC_STREAMINFO_END)]);
     const message: EncodeOutput = { type: 'bytes', bytes };
-    port.postMessage(message, bytes.length > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
+    port.postMessage(
+      message,
+      bytes.length > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [],
+    );
   };
   const write = (x: Float32Array): Uint8Array => encoder.write(resampler ? resampler.process(x) : x);
 

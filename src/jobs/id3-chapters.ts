@@ -55,12 +55,25 @@ function frame(id: string, body: Uint8Array): Uint8Array {
 const textFrame = (id: string, text: string): Uint8Array => frame(id, textField(text, false));
 
 function chapFrame(id: string, c: TagChapter): Uint8Array {
-  return frame('CHAP', concat([terminated(id), u32(Math.round(c.startMs)), u32(Math.round(c.endMs)), u32(0xffffffff), u32(0xffffffff), textFrame('TIT2', c.title)]));
+  return frame(
+    'CHAP',
+    concat([
+      terminated(id),
+      u32(Math.round(c.startMs)),
+      u32(Math.round(c.endMs)),
+      u32(0xffffffff),
+      u32(0xffffffff),
+      textFrame('TIT2', c.title),
+    ]),
+  );
 }
 
 function ctocFrame(id: string, topLevel: boolean, children: readonly string[], title: string): Uint8Array {
   // Flags: 0x02 top-level, 0x01 ordered.
-  return frame('CTOC', concat([terminated(id), Uint8Array.of(topLevel ? 0x03 : 0x01, children.length), ...children.map(terminated), textFrame('TIT2', title)]));
+  return frame(
+    'CTOC',
+    concat([terminated(id), Uint8Array.of(topLevel ? 0x03 : 0x01, children.length), ...children.map(terminated), textFrame('TIT2', title)]),
+  );
 }
 
 function syncsafe(n: number): Uint8Array {
@@ -76,7 +89,14 @@ export function buildChapterTag(book: BookTag): Uint8Array {
   } else {
     const groups: string[][] = [];
     for (let i = 0; i < chapIds.length; i += MAX_TOC_ENTRIES) groups.push(chapIds.slice(i, i + MAX_TOC_ENTRIES));
-    frames.push(ctocFrame('toc', true, groups.map((_, i) => `toc${i}`), book.title));
+    frames.push(
+      ctocFrame(
+        'toc',
+        true,
+        groups.map((_, i) => `toc${i}`),
+        book.title,
+      ),
+    );
     groups.forEach((g, i) => frames.push(ctocFrame(`toc${i}`, false, g, `${book.title} (${i + 1})`)));
   }
   book.chapters.forEach((c, i) => frames.push(chapFrame(chapIds[i], c)));

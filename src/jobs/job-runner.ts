@@ -195,7 +195,12 @@ export class JobRunner {
       const committed = await this.tracked(jobId, queueSignal, async (signal) => {
         const result = await encoder.encode(format, this.pcmOf(jobId, [chapter]), writer.write, signal);
         const file = await writer.finish(result);
-        return store.commitChapter(jobId, n, writer.attempt, { bytes: file.bytes, head: file.head, samples: result.samples, mp3Frames: result.mp3Frames });
+        return store.commitChapter(jobId, n, writer.attempt, {
+          bytes: file.bytes,
+          head: file.head,
+          samples: result.samples,
+          mp3Frames: result.mp3Frames,
+        });
       }).catch(async (err: unknown) => {
         await store.deleteAudioAttempt(jobId, writer.part, writer.attempt).catch(() => undefined);
         throw err;
@@ -250,7 +255,15 @@ export class JobRunner {
         const gapResult = await encoder.encode('mp3', silence(), gap.write, signal);
         const gapFile = await gap.finish(gapResult, false);
         const layout = layoutBook('mp3', chapters, { mp3Frames: gapResult.mp3Frames ?? 0 });
-        const first = await firstBytes(store.readAudio(jobId, chapterPart(0), chapters[0].audio_attempt as string, chapters[0].audio_head ?? 0, (chapters[0].audio_head ?? 0) + 4));
+        const first = await firstBytes(
+          store.readAudio(
+            jobId,
+            chapterPart(0),
+            chapters[0].audio_attempt as string,
+            chapters[0].audio_head ?? 0,
+            (chapters[0].audio_head ?? 0) + 4,
+          ),
+        );
         const frames = layout.mp3Frames;
         const audioBytes = mp3BookSegments(chapters, gapFile.bytes).reduce((sum, s) => sum + (s.to - s.from), 0);
         const info = buildInfoFrame(first, { frames, padding: layout.mp3Padding, bytes: 0 });
@@ -258,7 +271,11 @@ export class JobRunner {
         const tag = buildChapterTag({
           title: job.title,
           author: job.author,
-          chapters: chapters.map((c, i) => ({ title: c.title, startMs: layout.starts[i] * 1000, endMs: (layout.starts[i + 1] ?? layout.seconds) * 1000 })),
+          chapters: chapters.map((c, i) => ({
+            title: c.title,
+            startMs: layout.starts[i] * 1000,
+            endMs: (layout.starts[i + 1] ?? layout.seconds) * 1000,
+          })),
         });
         const head = new Uint8Array(tag.length + infoFrame.length);
         head.set(tag);
@@ -312,7 +329,8 @@ export class JobRunner {
           tasks.push({ kind: 'piece', jobId: job.id, n: next });
         }
         const chapters = await store.chapters(job.id);
-        for (const c of chapters) if (c.audio_attempt === null && c.pieces_done >= c.pieces) tasks.push({ kind: 'chapter', jobId: job.id, n: c.n });
+        for (const c of chapters)
+          if (c.audio_attempt === null && c.pieces_done >= c.pieces) tasks.push({ kind: 'chapter', jobId: job.id, n: c.n });
         if (chapters.every((c) => c.audio_attempt !== null)) tasks.push({ kind: 'book', jobId: job.id });
         await queue.add(tasks);
       }

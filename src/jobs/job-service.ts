@@ -96,7 +96,12 @@ export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
 
 /** A file name from a title: letters, digits and a few marks, never a path. */
 function safeName(title: string, fallback: string): string {
-  const name = title.normalize('NFKD').replace(/[^\w .-]+/g, '').replace(/\s+/g, ' ').trim().slice(0, 80);
+  const name = title
+    .normalize('NFKD')
+    .replace(/[^\w .-]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 80);
   return name === '' ? fallback : name;
 }
 
@@ -119,9 +124,18 @@ export class JobService {
     // Cheap refusals first: the account's open jobs, then the voice, speed, format and lexicons.
     const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
     if (open >= limits.maxPerUser) {
-      throw new AppError('too_many_jobs', `This account has ${limits.maxPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`, { 'Retry-After': '60' });
+      throw new AppError(
+        'too_many_jobs',
+        `This account has ${limits.maxPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`,
+        { 'Retry-After': '60' },
+      );
     }
-    const { voiceId, speed } = await speech.prepareJob(caller, { voiceId: input.voiceId, speed: input.speed, format, lexicons: input.lexicons });
+    const { voiceId, speed } = await speech.prepareJob(caller, {
+      voiceId: input.voiceId,
+      speed: input.speed,
+      format,
+      lexicons: input.lexicons,
+    });
     const stem = input.fileName?.replace(/\.[^.]*$/, '').trim();
     const plan = await reader.read({
       source: input.source,
@@ -184,7 +198,8 @@ export class JobService {
   async bookAudio(userId: string, id: string): Promise<JobAudio> {
     const { store } = this.deps;
     const job = await this.owned(userId, id);
-    if (job.status !== 'done' || job.book_attempt === null) throw new AppError('audio_not_ready', `The book is not rendered yet (the job is ${job.status})`);
+    if (job.status !== 'done' || job.book_attempt === null)
+      throw new AppError('audio_not_ready', `The book is not rendered yet (the job is ${job.status})`);
     const format = job.format as SpeechFormat;
     const info = FORMATS[format];
     const fileName = `${safeName(job.title, 'book')}.${info.extension}`;
@@ -207,7 +222,12 @@ export class JobService {
     const info = FORMATS[job.format as SpeechFormat];
     const length = Number(chapter.audio_bytes ?? 0);
     const fileName = `${safeName(job.title, 'book')} - ${String(n + 1).padStart(2, '0')} ${safeName(chapter.title, 'chapter')}.${info.extension}`;
-    return { segments: [{ part: chapterPart(n), attempt: chapter.audio_attempt, from: 0, to: length }], length, contentType: info.contentType, fileName };
+    return {
+      segments: [{ part: chapterPart(n), attempt: chapter.audio_attempt, from: 0, to: length }],
+      length,
+      contentType: info.contentType,
+      fileName,
+    };
   }
 
   /** Bytes [start, end] (inclusive) of a job's audio. */
@@ -227,7 +247,11 @@ export class JobService {
    * The job as it changes, for an event stream: its state at once, then each change, until it is done, has
    * failed or is gone (cancelled). Changes arrive as notices from any node; a missed one is caught by polling.
    */
-  async *watch(userId: string, id: string, signal: AbortSignal): AsyncGenerator<{ event: string | null; data: Job | { id: string; status: 'cancelled' } }> {
+  async *watch(
+    userId: string,
+    id: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<{ event: string | null; data: Job | { id: string; status: 'cancelled' } }> {
     await this.owned(userId, id);
     let wake: (() => void) | null = null;
     let pending = false;

@@ -184,13 +184,42 @@ export class JobStore {
         .where('status', 'in', ['queued', 'running'])
         .executeTakeFirstOrThrow();
       if (Number(open.n) >= job.maxJobsPerUser) {
-        throw new AppError('too_many_jobs', `This account has ${job.maxJobsPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`, { 'Retry-After': '60' });
+        throw new AppError(
+          'too_many_jobs',
+          `This account has ${job.maxJobsPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`,
+          { 'Retry-After': '60' },
+        );
       }
       await trx.insertInto('jobs').values(row).execute();
-      const chapters = plan.chapters.map((c, n) => ({ job_id: id, n, title: c.title, characters: c.characters, chars_done: 0, first_piece: c.firstPiece, pieces: c.pieces, pieces_done: 0 }));
-      for (let i = 0; i < chapters.length; i += INSERT_BATCH) await trx.insertInto('job_chapters').values(chapters.slice(i, i + INSERT_BATCH)).execute();
-      const pieces = plan.pieces.map((p, n) => ({ job_id: id, n, chapter: p.chapter, text: p.text, ssml: p.ssml ? 1 : 0, characters: p.characters, pause_before: p.pauseBefore }));
-      for (let i = 0; i < pieces.length; i += INSERT_BATCH) await trx.insertInto('job_pieces').values(pieces.slice(i, i + INSERT_BATCH)).execute();
+      const chapters = plan.chapters.map((c, n) => ({
+        job_id: id,
+        n,
+        title: c.title,
+        characters: c.characters,
+        chars_done: 0,
+        first_piece: c.firstPiece,
+        pieces: c.pieces,
+        pieces_done: 0,
+      }));
+      for (let i = 0; i < chapters.length; i += INSERT_BATCH)
+        await trx
+          .insertInto('job_chapters')
+          .values(chapters.slice(i, i + INSERT_BATCH))
+          .execute();
+      const pieces = plan.pieces.map((p, n) => ({
+        job_id: id,
+        n,
+        chapter: p.chapter,
+        text: p.text,
+        ssml: p.ssml ? 1 : 0,
+        characters: p.characters,
+        pause_before: p.pauseBefore,
+      }));
+      for (let i = 0; i < pieces.length; i += INSERT_BATCH)
+        await trx
+          .insertInto('job_pieces')
+          .values(pieces.slice(i, i + INSERT_BATCH))
+          .execute();
     });
     return row;
   }
@@ -205,7 +234,14 @@ export class JobStore {
   }
 
   async list(userId: string, limit: number): Promise<JobRow[]> {
-    return this.db.selectFrom('jobs').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   async chapters(jobId: string): Promise<ChapterRow[]> {
@@ -215,7 +251,13 @@ export class JobStore {
   async chaptersOf(jobIds: readonly string[]): Promise<Map<string, ChapterRow[]>> {
     const out = new Map<string, ChapterRow[]>(jobIds.map((id) => [id, []]));
     if (jobIds.length === 0) return out;
-    const rows = await this.db.selectFrom('job_chapters').selectAll().where('job_id', 'in', jobIds).orderBy('job_id').orderBy('n').execute();
+    const rows = await this.db
+      .selectFrom('job_chapters')
+      .selectAll()
+      .where('job_id', 'in', jobIds)
+      .orderBy('job_id')
+      .orderBy('n')
+      .execute();
     for (const r of rows) out.get(r.job_id)?.push(r);
     return out;
   }
@@ -232,12 +274,26 @@ export class JobStore {
       .where('n', '=', n)
       .executeTakeFirst();
     if (!r) return undefined;
-    return { jobId: r.job_id, n: r.n, chapter: r.chapter, text: r.text, ssml: r.ssml === 1, characters: r.characters, pauseBefore: r.pause_before as Break | null, stored: r.samples !== null };
+    return {
+      jobId: r.job_id,
+      n: r.n,
+      chapter: r.chapter,
+      text: r.text,
+      ssml: r.ssml === 1,
+      characters: r.characters,
+      pauseBefore: r.pause_before as Break | null,
+      stored: r.samples !== null,
+    };
   }
 
   /** Marks a queued job running; true when this call did. */
   async markRunning(jobId: string): Promise<boolean> {
-    const r = await this.db.updateTable('jobs').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', jobId).where('status', '=', 'queued').executeTakeFirst();
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ status: 'running', started_at: new Date().toISOString() })
+      .where('id', '=', jobId)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
@@ -245,7 +301,13 @@ export class JobStore {
    * Stores a rendered piece and counts it, unless it was stored already (by another node, or before a crash).
    * Says whether this call stored it and whether its chapter is now complete.
    */
-  async storePiece(jobId: string, n: number, pcm: Uint8Array, samples: number, node: string): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
+  async storePiece(
+    jobId: string,
+    n: number,
+    pcm: Uint8Array,
+    samples: number,
+    node: string,
+  ): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
     return this.db.transaction().execute(async (trx) => {
       const piece = await trx
         .updateTable('job_pieces')
@@ -256,7 +318,12 @@ export class JobStore {
         .returning(['chapter', 'characters'])
         .executeTakeFirst();
       if (!piece) {
-        const existing = await trx.selectFrom('job_pieces').select('chapter').where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+        const existing = await trx
+          .selectFrom('job_pieces')
+          .select('chapter')
+          .where('job_id', '=', jobId)
+          .where('n', '=', n)
+          .executeTakeFirst();
         return { stored: false, chapter: existing?.chapter ?? -1, chapterComplete: false };
       }
       const chapter = await trx
@@ -291,7 +358,12 @@ export class JobStore {
   /** The stored PCM of a chapter's pieces, in order, one piece at a time. */
   async *chapterPcm(jobId: string, chapter: ChapterRow): AsyncGenerator<Uint8Array> {
     for (let n = chapter.first_piece; n < chapter.first_piece + chapter.pieces; n++) {
-      const r = await this.db.selectFrom('job_pieces').select(['pcm', 'samples']).where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+      const r = await this.db
+        .selectFrom('job_pieces')
+        .select(['pcm', 'samples'])
+        .where('job_id', '=', jobId)
+        .where('n', '=', n)
+        .executeTakeFirst();
       if (!r || r.samples === null || r.pcm === null) throw new Error(`piece ${n} of job ${jobId} has no stored audio`);
       yield r.pcm;
     }
@@ -307,7 +379,14 @@ export class JobStore {
   async writeAudio(jobId: string, part: string, attempt: string, seq: number, startByte: number, bytes: Uint8Array): Promise<void> {
     await this.db
       .insertInto('job_audio')
-      .values({ job_id: jobId, part, attempt, seq, start_byte: startByte, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+      .values({
+        job_id: jobId,
+        part,
+        attempt,
+        seq,
+        start_byte: startByte,
+        bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      })
       .execute();
   }
 
@@ -333,7 +412,14 @@ export class JobStore {
     if (!row || row.bytes.length < patch.length) throw new Error(`no room for a ${patch.length}-byte header in ${part}`);
     const bytes = Buffer.from(row.bytes);
     bytes.set(patch, 0);
-    await this.db.updateTable('job_audio').set({ bytes }).where('job_id', '=', jobId).where('part', '=', part).where('attempt', '=', attempt).where('seq', '=', seq).execute();
+    await this.db
+      .updateTable('job_audio')
+      .set({ bytes })
+      .where('job_id', '=', jobId)
+      .where('part', '=', part)
+      .where('attempt', '=', attempt)
+      .where('seq', '=', seq)
+      .execute();
   }
 
   /** Bytes stored for a part. */
@@ -347,23 +433,43 @@ export class JobStore {
   }
 
   /** Keeps an attempt's encoding as the chapter's audio, unless another attempt was kept first; true if this one was. */
-  async commitChapter(jobId: string, n: number, attempt: string, audio: { bytes: number; head: number; samples: number; mp3Frames: number | null }): Promise<boolean> {
+  async commitChapter(
+    jobId: string,
+    n: number,
+    attempt: string,
+    audio: { bytes: number; head: number; samples: number; mp3Frames: number | null },
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('job_chapters')
-        .set({ audio_attempt: attempt, audio_bytes: audio.bytes, audio_head: audio.head, samples: audio.samples, mp3_frames: audio.mp3Frames })
+        .set({
+          audio_attempt: attempt,
+          audio_bytes: audio.bytes,
+          audio_head: audio.head,
+          samples: audio.samples,
+          mp3_frames: audio.mp3Frames,
+        })
         .where('job_id', '=', jobId)
         .where('n', '=', n)
         .where('audio_attempt', 'is', null)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) return false;
-      await trx.updateTable('jobs').set((eb) => ({ chapters_done: eb('chapters_done', '+', 1) })).where('id', '=', jobId).execute();
+      await trx
+        .updateTable('jobs')
+        .set((eb) => ({ chapters_done: eb('chapters_done', '+', 1) }))
+        .where('id', '=', jobId)
+        .execute();
       return true;
     });
   }
 
   /** Finishes the job with its book assembled; false if it was finished (or deleted) already. */
-  async commitBook(jobId: string, attempt: string, book: { bytes: number; seconds: number; starts: readonly number[] }, retentionDays: number): Promise<boolean> {
+  async commitBook(
+    jobId: string,
+    attempt: string,
+    book: { bytes: number; seconds: number; starts: readonly number[] },
+    retentionDays: number,
+  ): Promise<boolean> {
     const now = new Date();
     const { bytes, seconds } = book;
     return this.db.transaction().execute(async (trx) => {
@@ -392,7 +498,12 @@ export class JobStore {
     const now = new Date();
     const r = await this.db
       .updateTable('jobs')
-      .set({ status: 'failed', error: error.slice(0, 1000), finished_at: now.toISOString(), expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString() })
+      .set({
+        status: 'failed',
+        error: error.slice(0, 1000),
+        finished_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString(),
+      })
       .where('id', '=', jobId)
       .where('status', 'in', ['queued', 'running'])
       .executeTakeFirst();
@@ -482,4 +593,3 @@ export class JobStore {
     return new Map(rows.map((r) => [r.rendered_by ?? '', Number(r.n)]));
   }
 }
-

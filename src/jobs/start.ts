@@ -43,7 +43,10 @@ export function jobConcurrency(config: Readonly<Config>, workers: number): numbe
 
 async function openQueue(config: Readonly<Config>, options: TaskQueueOptions, redisPrefix: string | undefined): Promise<TaskQueue> {
   if (!config.redisUrl) return new EmbeddedTaskQueue(options);
-  const [{ parseRedisUrl }, { BullTaskQueue }] = await Promise.all([import('../store/shared-state/redis-link.ts'), import('./queue/bullmq.ts')]);
+  const [{ parseRedisUrl }, { BullTaskQueue }] = await Promise.all([
+    import('../store/shared-state/redis-link.ts'),
+    import('./queue/bullmq.ts'),
+  ]);
   const target = parseRedisUrl(config.redisUrl, redisPrefix);
   return new BullTaskQueue({ ...options, url: target.url, prefix: target.prefix, lockMs: config.jobs.lockMs });
 }
@@ -57,7 +60,17 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
   const encoder = new AudioEncoder();
   const reader = new DocumentReader();
   shutdown.add('workers', 'job threads', () => Promise.all([encoder.close(), reader.close()]));
-  const runner = new JobRunner({ store: jobStore, queue, speech, encoder, sharedState, metrics, log: app.log, retentionDays: config.jobs.retentionDays, window });
+  const runner = new JobRunner({
+    store: jobStore,
+    queue,
+    speech,
+    encoder,
+    sharedState,
+    metrics,
+    log: app.log,
+    retentionDays: config.jobs.retentionDays,
+    window,
+  });
   app.addHook('onReady', async () => {
     // PostgreSQL may come up after the node: the runner starts once the database answers.
     void store
@@ -72,6 +85,12 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
     reader,
     speech,
     sharedState,
-    limits: { maxChars: config.jobs.maxChars, maxPerUser: config.jobs.maxPerUser, maxUploadBytes: config.jobs.maxUploadBytes, maxTextChars: config.maxTextChars, window },
+    limits: {
+      maxChars: config.jobs.maxChars,
+      maxPerUser: config.jobs.maxPerUser,
+      maxUploadBytes: config.jobs.maxUploadBytes,
+      maxTextChars: config.maxTextChars,
+      window,
+    },
   });
 }

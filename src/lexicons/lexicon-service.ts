@@ -29,19 +29,23 @@ export function checkRules(rules: readonly LexiconRule[]): LexiconRule[] {
     const grapheme = collapse(rule.grapheme);
     const where = `rule ${i + 1} ("${clip(grapheme)}")`;
     if (!/[\p{L}\p{N}]/u.test(grapheme)) throw new AppError('validation', `${where}: a grapheme needs a letter or digit`);
-    if (grapheme.length > LEXICON_LIMITS.graphemeChars) throw new AppError('validation', `${where}: a grapheme is at most ${LEXICON_LIMITS.graphemeChars} characters`);
+    if (grapheme.length > LEXICON_LIMITS.graphemeChars)
+      throw new AppError('validation', `${where}: a grapheme is at most ${LEXICON_LIMITS.graphemeChars} characters`);
     const key = graphemeKey(grapheme);
     if (seen.has(key)) throw new AppError('validation', `${where}: the grapheme appears twice (matching ignores case)`);
     seen.add(key);
-    if ((rule.alias === undefined) === (rule.phoneme === undefined)) throw new AppError('validation', `${where}: give either an alias or a phoneme`);
+    if ((rule.alias === undefined) === (rule.phoneme === undefined))
+      throw new AppError('validation', `${where}: give either an alias or a phoneme`);
     if (rule.alias !== undefined) {
       if (rule.alphabet !== undefined) throw new AppError('validation', `${where}: an alphabet goes with a phoneme, not an alias`);
       const alias = collapse(rule.alias);
-      if (alias === '' || alias.length > LEXICON_LIMITS.aliasChars) throw new AppError('validation', `${where}: an alias is 1 to ${LEXICON_LIMITS.aliasChars} characters`);
+      if (alias === '' || alias.length > LEXICON_LIMITS.aliasChars)
+        throw new AppError('validation', `${where}: an alias is 1 to ${LEXICON_LIMITS.aliasChars} characters`);
       return { grapheme, alias };
     }
     const phoneme = (rule.phoneme ?? '').trim();
-    if (phoneme === '' || phoneme.length > LEXICON_LIMITS.phonemeChars) throw new AppError('validation', `${where}: a phoneme is 1 to ${LEXICON_LIMITS.phonemeChars} characters`);
+    if (phoneme === '' || phoneme.length > LEXICON_LIMITS.phonemeChars)
+      throw new AppError('validation', `${where}: a phoneme is 1 to ${LEXICON_LIMITS.phonemeChars} characters`);
     return { grapheme, phoneme, ...(rule.alphabet && rule.alphabet !== 'ipa' ? { alphabet: rule.alphabet } : {}) };
   });
 }
@@ -114,12 +118,16 @@ export class LexiconService {
       lexicons = fallback ? [fallback] : [];
     } else {
       const unique = [...new Set(names)];
-      if (unique.length > LEXICON_LIMITS.lexiconsPerRequest) throw new AppError('validation', `A request names at most ${LEXICON_LIMITS.lexiconsPerRequest} lexicons`);
+      if (unique.length > LEXICON_LIMITS.lexiconsPerRequest)
+        throw new AppError('validation', `A request names at most ${LEXICON_LIMITS.lexiconsPerRequest} lexicons`);
       const found = await this.store.getMany(userId, unique);
       const byName = new Map(found.map((l) => [l.name, l]));
       const missing = unique.filter((n) => !byName.has(n));
       if (missing.length > 0) {
-        throw new AppError('lexicon_not_found', `No lexicon ${missing.map((n) => JSON.stringify(n.slice(0, LEXICON_LIMITS.nameChars))).join(', ')}`);
+        throw new AppError(
+          'lexicon_not_found',
+          `No lexicon ${missing.map((n) => JSON.stringify(n.slice(0, LEXICON_LIMITS.nameChars))).join(', ')}`,
+        );
       }
       lexicons = unique.map((n) => byName.get(n) as Lexicon);
     }

@@ -25,7 +25,13 @@ export interface LexiconsTable {
 type LexiconTables = { lexicons: LexiconsTable };
 
 function toSummary(row: Omit<LexiconsTable, 'rules'>): LexiconSummary {
-  return { name: row.name, default: Number(row.is_default) === 1, rule_count: Number(row.rule_count), created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    name: row.name,
+    default: Number(row.is_default) === 1,
+    rule_count: Number(row.rule_count),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 function toLexicon(row: LexiconsTable): Lexicon {
@@ -36,7 +42,11 @@ function toLexicon(row: LexiconsTable): Lexicon {
 /** A unique index refused the write (a name taken meanwhile by a parallel request). */
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
-  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || (typeof e.message === 'string' && /UNIQUE constraint failed/.test(e.message));
+  return (
+    e.code === '23505' ||
+    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    (typeof e.message === 'string' && /UNIQUE constraint failed/.test(e.message))
+  );
 }
 
 const taken = (name: string): AppError => new AppError('lexicon_exists', `You already have a lexicon named "${name}"`);
@@ -63,19 +73,34 @@ export class LexiconStore {
   }
 
   async get(ownerId: string, name: string): Promise<Lexicon | null> {
-    const row = await this.db.selectFrom('lexicons').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('lexicons')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .where('name', '=', name)
+      .executeTakeFirst();
     return row ? toLexicon(row) : null;
   }
 
   /** The named lexicons that exist, in any order. */
   async getMany(ownerId: string, names: readonly string[]): Promise<Lexicon[]> {
     if (names.length === 0) return [];
-    const rows = await this.db.selectFrom('lexicons').selectAll().where('owner_id', '=', ownerId).where('name', 'in', [...names]).execute();
+    const rows = await this.db
+      .selectFrom('lexicons')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .where('name', 'in', [...names])
+      .execute();
     return rows.map(toLexicon);
   }
 
   async getDefault(ownerId: string): Promise<Lexicon | null> {
-    const row = await this.db.selectFrom('lexicons').selectAll().where('owner_id', '=', ownerId).where('is_default', '=', 1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('lexicons')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .where('is_default', '=', 1)
+      .executeTakeFirst();
     return row ? toLexicon(row) : null;
   }
 
@@ -94,23 +119,52 @@ export class LexiconStore {
       return await this.db.transaction().execute(async (trx) => {
         await lockUserForCap(trx, this.dialect, ownerId);
         const now = new Date().toISOString();
-        const existing = await trx.selectFrom('lexicons').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst();
+        const existing = await trx
+          .selectFrom('lexicons')
+          .select('id')
+          .where('owner_id', '=', ownerId)
+          .where('name', '=', name)
+          .executeTakeFirst();
         if (existing && options.mode === 'create') throw taken(name);
         if (!existing && options.mode === 'replace') return null;
-        if (options.makeDefault === true) await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
+        if (options.makeDefault === true)
+          await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
         const json = JSON.stringify(rules);
         if (existing) {
           const flag = options.makeDefault === undefined ? {} : { is_default: options.makeDefault ? 1 : 0 };
-          await trx.updateTable('lexicons').set({ rules: json, rule_count: rules.length, updated_at: now, ...flag }).where('id', '=', existing.id).execute();
+          await trx
+            .updateTable('lexicons')
+            .set({ rules: json, rule_count: rules.length, updated_at: now, ...flag })
+            .where('id', '=', existing.id)
+            .execute();
         } else {
-          const held = await trx.selectFrom('lexicons').select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', ownerId).executeTakeFirstOrThrow();
-          if (Number(held.n) >= this.maxLexicons) throw new AppError('quota_exceeded', `This account holds ${this.maxLexicons} lexicons, the limit; delete one first`);
+          const held = await trx
+            .selectFrom('lexicons')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('owner_id', '=', ownerId)
+            .executeTakeFirstOrThrow();
+          if (Number(held.n) >= this.maxLexicons)
+            throw new AppError('quota_exceeded', `This account holds ${this.maxLexicons} lexicons, the limit; delete one first`);
           await trx
             .insertInto('lexicons')
-            .values({ id: randomUUID(), owner_id: ownerId, name, rules: json, rule_count: rules.length, is_default: options.makeDefault ? 1 : 0, created_at: now, updated_at: now })
+            .values({
+              id: randomUUID(),
+              owner_id: ownerId,
+              name,
+              rules: json,
+              rule_count: rules.length,
+              is_default: options.makeDefault ? 1 : 0,
+              created_at: now,
+              updated_at: now,
+            })
             .execute();
         }
-        const row = await trx.selectFrom('lexicons').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirstOrThrow();
+        const row = await trx
+          .selectFrom('lexicons')
+          .selectAll()
+          .where('owner_id', '=', ownerId)
+          .where('name', '=', name)
+          .executeTakeFirstOrThrow();
         return { lexicon: toLexicon(row), created: !existing };
       });
     } catch (err) {
@@ -128,17 +182,33 @@ export class LexiconStore {
     try {
       return await this.db.transaction().execute(async (trx) => {
         await lockUserForCap(trx, this.dialect, ownerId);
-        const row = await trx.selectFrom('lexicons').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst();
+        const row = await trx
+          .selectFrom('lexicons')
+          .select('id')
+          .where('owner_id', '=', ownerId)
+          .where('name', '=', name)
+          .executeTakeFirst();
         if (!row) return null;
-        if (change.default === true) await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
+        if (change.default === true)
+          await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
         const set: Partial<LexiconsTable> = {};
         if (change.name !== undefined && change.name !== name) {
-          const clash = await trx.selectFrom('lexicons').select('id').where('owner_id', '=', ownerId).where('name', '=', change.name).executeTakeFirst();
+          const clash = await trx
+            .selectFrom('lexicons')
+            .select('id')
+            .where('owner_id', '=', ownerId)
+            .where('name', '=', change.name)
+            .executeTakeFirst();
           if (clash) throw taken(change.name);
           set.name = change.name;
         }
         if (change.default !== undefined) set.is_default = change.default ? 1 : 0;
-        if (Object.keys(set).length > 0) await trx.updateTable('lexicons').set({ ...set, updated_at: new Date().toISOString() }).where('id', '=', row.id).execute();
+        if (Object.keys(set).length > 0)
+          await trx
+            .updateTable('lexicons')
+            .set({ ...set, updated_at: new Date().toISOString() })
+            .where('id', '=', row.id)
+            .execute();
         return toLexicon(await trx.selectFrom('lexicons').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow());
       });
     } catch (err) {

@@ -33,7 +33,8 @@ export class ThreadPlsReader implements PlsReader {
   }
 
   async read(xml: string): Promise<LexiconRule[]> {
-    if (this.inFlight >= MAX_WAITING + 1) throw new AppError('busy', 'Too many lexicon imports at once; retry shortly', { 'Retry-After': '2' });
+    if (this.inFlight >= MAX_WAITING + 1)
+      throw new AppError('busy', 'Too many lexicon imports at once; retry shortly', { 'Retry-After': '2' });
     this.inFlight += 1;
     try {
       const result = await this.piscina.run(xml);

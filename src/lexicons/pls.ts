@@ -78,7 +78,8 @@ export function parsePls(xml: string): LexiconRule[] {
     const chosen = l.pronunciations.find((p) => p.prefer) ?? l.pronunciations[0];
     if (!chosen) fail(`<lexeme> "${l.graphemes[0]}" has neither <phoneme> nor <alias>`, lexemeAt);
     for (const grapheme of l.graphemes) {
-      if (rules.length >= PLS_READ_LIMITS.maxRules) fail(`more than ${PLS_READ_LIMITS.maxRules} graphemes (a lexicon holds at most ${PLS_READ_LIMITS.maxRules} rules)`, lexemeAt);
+      if (rules.length >= PLS_READ_LIMITS.maxRules)
+        fail(`more than ${PLS_READ_LIMITS.maxRules} graphemes (a lexicon holds at most ${PLS_READ_LIMITS.maxRules} rules)`, lexemeAt);
       if (chosen.kind === 'alias') {
         rules.push({ grapheme, alias: chosen.text });
         continue;
@@ -135,7 +136,13 @@ export function parsePls(xml: string): LexiconRule[] {
       const value = collapse(text.value);
       if (value === '') fail(`<${name}> is empty`);
       if (name === 'grapheme') lexeme.graphemes.push(value);
-      else lexeme.pronunciations.push({ kind: name === 'alias' ? 'alias' : 'phoneme', text: value, alphabet: text.alphabet, prefer: text.prefer });
+      else
+        lexeme.pronunciations.push({
+          kind: name === 'alias' ? 'alias' : 'phoneme',
+          text: value,
+          alphabet: text.alphabet,
+          prefer: text.prefer,
+        });
       text = undefined;
       return;
     }

@@ -15,7 +15,10 @@ export const DEFAULT_KEY_SCOPES: readonly KeyScope[] = KEY_SCOPES;
 
 export const KeyScopeSchema = Type.Union(
   KEY_SCOPES.map((s) => Type.Literal(s)),
-  { description: 'speech: synthesis on every door; voices: clone, breed, delete voices, manage lexicons; keys: create, list, revoke keys; usage: read usage' },
+  {
+    description:
+      'speech: synthesis on every door; voices: clone, breed, delete voices, manage lexicons; keys: create, list, revoke keys; usage: read usage',
+  },
 );
 
 export const KeyId = Type.String({ minLength: 1, maxLength: 64 });
@@ -63,7 +66,9 @@ export type KeyList = Static<typeof KeyList>;
 /** The key to revoke goes in the JSON body or the query string, as `key_id` or `id`. */
 export const RevokeKeyQuery = Type.Object({ key_id: Type.Optional(KeyId), id: Type.Optional(KeyId) });
 export type RevokeKeyQuery = Static<typeof RevokeKeyQuery>;
-export const RevokeKeyBody = Type.Optional(Type.Union([Type.Object({ key_id: Type.Optional(KeyId), id: Type.Optional(KeyId) }), Type.Null()]));
+export const RevokeKeyBody = Type.Optional(
+  Type.Union([Type.Object({ key_id: Type.Optional(KeyId), id: Type.Optional(KeyId) }), Type.Null()]),
+);
 
 export const RevokedKey = Type.Object({ id: Type.String(), revoked: Type.Boolean() });
 export type RevokedKey = Static<typeof RevokedKey>;

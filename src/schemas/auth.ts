@@ -5,7 +5,9 @@ export const User = Type.Object({
   id: Type.String(),
   email: Type.String(),
   plan: Type.String(),
-  operator: Type.Optional(Type.Boolean({ description: 'Operates this service (installs voices): its first account, or one in ADMIN_EMAILS' })),
+  operator: Type.Optional(
+    Type.Boolean({ description: 'Operates this service (installs voices): its first account, or one in ADMIN_EMAILS' }),
+  ),
 });
 export type User = Static<typeof User>;
 
@@ -16,7 +18,9 @@ export type LoginBody = Static<typeof LoginBody>;
 export const Message = Type.Object({ message: Type.String() });
 export type Message = Static<typeof Message>;
 
-export const VerifyBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the e-mailed link' }) });
+export const VerifyBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the e-mailed link' }),
+});
 export type VerifyBody = Static<typeof VerifyBody>;
 
 export const VerifyResponse = Type.Object({ user: User });

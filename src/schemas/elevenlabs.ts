@@ -70,7 +70,9 @@ export const ElevenLabsVoice = Type.Object({
   category: Type.Union([Type.Literal('premade'), Type.Literal('cloned'), Type.Literal('generated')]),
   description: Type.String(),
   labels: Type.Record(Type.String(), Type.String(), { description: 'gender, language (BCP 47), accent, engine' }),
-  preview_url: Type.Union([Type.String(), Type.Null()], { description: 'The voice’s preview line as MP3 (GET /api/voices/{id}/preview, with the same key; not billed)' }),
+  preview_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'The voice’s preview line as MP3 (GET /api/voices/{id}/preview, with the same key; not billed)',
+  }),
   available_for_tiers: Type.Array(Type.String()),
 });
 export type ElevenLabsVoice = Static<typeof ElevenLabsVoice>;
@@ -83,7 +85,9 @@ export const ElevenLabsVoiceSearchQuery = Type.Object(
   {
     search: Type.Optional(Type.String({ maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Free-text keywords, as /api/voices/search' })),
     // Query values are strings (no coercion here): digits, checked against the bound by the route.
-    page_size: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${MAX_V2_PAGE_SIZE}; ${DEFAULT_V2_PAGE_SIZE} by default` })),
+    page_size: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${MAX_V2_PAGE_SIZE}; ${DEFAULT_V2_PAGE_SIZE} by default` }),
+    ),
     next_page_token: Type.Optional(Type.String({ maxLength: 20, description: 'From the previous page' })),
     category: Type.Optional(Type.String({ maxLength: 20, description: 'premade, cloned or generated' })),
   },
@@ -153,7 +157,9 @@ export type ElevenLabsSpeechQuery = Static<typeof ElevenLabsSpeechQuery>;
 
 /** `GET /v1/models` with `xi-api-key`: their model list (our engines, each speaking its voices' languages). */
 export const ElevenLabsModel = Type.Object({
-  model_id: Type.String({ description: 'One of our engines (their model_id is accepted and ignored by text-to-speech: the voice decides)' }),
+  model_id: Type.String({
+    description: 'One of our engines (their model_id is accepted and ignored by text-to-speech: the voice decides)',
+  }),
   name: Type.String(),
   description: Type.String(),
   can_be_finetuned: Type.Boolean(),
@@ -218,7 +224,9 @@ export const ElevenLabsUser = Type.Object({
   is_onboarding_checklist_completed: Type.Boolean(),
   first_name: Type.Null(),
   is_api_key_hashed: Type.Boolean({ description: 'true: keys are stored as hashes only' }),
-  xi_api_key_preview: Type.Union([Type.String(), Type.Null()], { description: 'The masked key the request used; null for a dashboard session' }),
+  xi_api_key_preview: Type.Union([Type.String(), Type.Null()], {
+    description: 'The masked key the request used; null for a dashboard session',
+  }),
   created_at: Type.Integer({ description: 'Unix seconds' }),
   seat_type: Type.Literal('workspace_admin'),
 });

@@ -46,16 +46,25 @@ export const ERRORS = {
   ssml_invalid: { status: 400, message: 'The SSML is malformed or uses an unsupported element or attribute' },
   not_speech: { status: 422, message: 'The recording is not speech (a tone, noise or other sound)' },
   rate_limited: { status: 429, message: 'Too many requests, retry later' },
-  concurrency_limited: { status: 429, message: 'Too many syntheses at once for this API key (MAX_CONCURRENT_PER_KEY), retry when one has finished' },
+  concurrency_limited: {
+    status: 429,
+    message: 'Too many syntheses at once for this API key (MAX_CONCURRENT_PER_KEY), retry when one has finished',
+  },
   job_not_found: { status: 404, message: 'No such job' },
-  too_many_jobs: { status: 429, message: 'Too many jobs queued or running for this account (MAX_JOBS_PER_USER); retry when one has finished' },
+  too_many_jobs: {
+    status: 429,
+    message: 'Too many jobs queued or running for this account (MAX_JOBS_PER_USER); retry when one has finished',
+  },
   invalid_document: { status: 400, message: 'The document could not be read (not a valid EPUB, or no text in it)' },
   document_too_large: { status: 413, message: 'The document unpacks to more than the limit (MAX_JOB_UPLOAD_MB)' },
   audio_not_ready: { status: 409, message: 'This audio is not rendered yet' },
   range_not_satisfiable: { status: 416, message: 'The requested byte range is not in the file' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },
-  wyoming_not_connected: { status: 409, message: 'Wyoming is not connected to an API key yet: connect one on the dashboard’s Home Assistant page' },
+  wyoming_not_connected: {
+    status: 409,
+    message: 'Wyoming is not connected to an API key yet: connect one on the dashboard’s Home Assistant page',
+  },
   busy: { status: 503, message: 'The server is busy with other work, retry later' },
   unavailable: { status: 503, message: 'Service temporarily unavailable' },
   catalog_unavailable: { status: 503, message: 'The voice catalogue cannot be reached (VOICES_CATALOG_URL)' },
@@ -64,7 +73,10 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
-export const RequestId = Type.String({ format: 'uuid', description: 'The id of the request, also in the X-Request-Id header and on its log lines' });
+export const RequestId = Type.String({
+  format: 'uuid',
+  description: 'The id of the request, also in the X-Request-Id header and on its log lines',
+});
 
 /**
  * The one error body of every door: `error` is the message for people, `code` a machine-readable code from the

@@ -7,7 +7,11 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** Breeding seeds are 32-bit: the same parents, rate and seed always give the same voice. */
 export const MAX_SEED = 0xffff_ffff;
 
-const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_CHARS, description: 'A name of your choice (not blank, no control characters)' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: MAX_NAME_CHARS,
+  description: 'A name of your choice (not blank, no control characters)',
+});
 
 /** The text fields of a clone upload, checked once the multipart parts have been read. */
 export const CloneFields = Type.Object({
@@ -41,7 +45,9 @@ export const BreedBody = Type.Object(
     parent_a: Type.String({ minLength: 1, maxLength: 200, description: 'A voice id' }),
     parent_b: Type.String({ minLength: 1, maxLength: 200, description: 'A voice id' }),
     name: Name,
-    mutation_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'How far the child may stray from its parents; 0.2 by default' })),
+    mutation_rate: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1, description: 'How far the child may stray from its parents; 0.2 by default' }),
+    ),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEED, description: 'Same parents, rate and seed: the same voice' })),
   },
   { examples: [{ parent_a: 'flite-slt', parent_b: 'espeak-en-gb-female-1', name: 'Blend', mutation_rate: 0.1 }] },

@@ -43,20 +43,31 @@ export const JOB_DEFAULTS = Object.freeze({
 /** Silence between two chapters in the whole book's audio. */
 export const CHAPTER_PAUSE_SECONDS = 1.5;
 
-const Title = Type.String({ maxLength: 500, description: 'Title of the book (the document’s own when absent: the EPUB’s metadata, the first heading)' });
+const Title = Type.String({
+  maxLength: 500,
+  description: 'Title of the book (the document’s own when absent: the EPUB’s metadata, the first heading)',
+});
 const Author = Type.String({ maxLength: 500, description: 'Author (the EPUB’s metadata when absent)' });
 const Format = Type.Union(
   SPEECH_FORMATS.map((f) => Type.Literal(f)),
-  { description: 'Audio format, mp3 by default. mp3: the whole book is one file with ID3v2 chapters; every format: each chapter on its own' },
+  {
+    description: 'Audio format, mp3 by default. mp3: the whole book is one file with ID3v2 chapters; every format: each chapter on its own',
+  },
 );
 
 export const JobCreateBody = Type.Object(
   {
-    text: Type.String({ minLength: 1, description: 'The document: plain text, Markdown, HTML or SSML (text_type); up to MAX_JOB_CHARS spoken characters' }),
+    text: Type.String({
+      minLength: 1,
+      description: 'The document: plain text, Markdown, HTML or SSML (text_type); up to MAX_JOB_CHARS spoken characters',
+    }),
     text_type: Type.Optional(
       Type.Union(
         JOB_TEXT_TYPES.map((t) => Type.Literal(t)),
-        { description: 'text (default; lines such as "Chapter 12" start chapters), markdown and html (headings start chapters), ssml (one chapter)' },
+        {
+          description:
+            'text (default; lines such as "Chapter 12" start chapters), markdown and html (headings start chapters), ssml (one chapter)',
+        },
       ),
     ),
     voice_id: Type.Optional(VoiceId),
@@ -68,7 +79,14 @@ export const JobCreateBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ text: 'Chapter 1\n\nIt was a bright cold day in April.\n\nChapter 2\n\nThe clocks were striking thirteen.', voice_id: 'flite-slt', format: 'mp3', title: 'A Short Book' }],
+    examples: [
+      {
+        text: 'Chapter 1\n\nIt was a bright cold day in April.\n\nChapter 2\n\nThe clocks were striking thirteen.',
+        voice_id: 'flite-slt',
+        format: 'mp3',
+        title: 'A Short Book',
+      },
+    ],
   },
 );
 export type JobCreateBody = Static<typeof JobCreateBody>;
@@ -83,7 +101,9 @@ export const JobUploadFields = Type.Object(
       ),
     ),
     voice_id: Type.Optional(VoiceId),
-    speed: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 12, description: 'Speaking rate, 0.25 to 4; 1 = normal' })),
+    speed: Type.Optional(
+      Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 12, description: 'Speaking rate, 0.25 to 4; 1 = normal' }),
+    ),
     format: Type.Optional(Format),
     lexicons: Type.Optional(Type.String({ maxLength: 2000, description: 'Lexicon names, comma-separated' })),
     title: Type.Optional(Title),
@@ -114,7 +134,9 @@ export const JobChapter = Type.Object({
     { description: 'queued, running (pieces are being rendered) or done (its audio can be fetched)' },
   ),
   progress: Type.Number({ minimum: 0, maximum: 1, description: 'Share of its characters rendered' }),
-  start_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Where it starts in the whole book’s audio, once the book is done' }),
+  start_seconds: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Where it starts in the whole book’s audio, once the book is done',
+  }),
   duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of its audio, once done' }),
   audio_url: Type.Union([Type.String(), Type.Null()], { description: 'Its audio, once done' }),
 });
@@ -136,14 +158,19 @@ export const Job = Type.Object(
     speed: Type.Number(),
     format: Format,
     text_type: Type.Union(JOB_SOURCES.map((t) => Type.Literal(t))),
-    pieces: Type.Object({ total: Type.Integer(), done: Type.Integer() }, { description: 'The pieces the book is rendered in (paragraphs grouped to a few hundred characters)' }),
+    pieces: Type.Object(
+      { total: Type.Integer(), done: Type.Integer() },
+      { description: 'The pieces the book is rendered in (paragraphs grouped to a few hundred characters)' },
+    ),
     duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of the whole book’s audio, once done' }),
     audio_url: Type.Union([Type.String(), Type.Null()], { description: 'The whole book, once done' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed' }),
     created_at: Type.String(),
     started_at: Type.Union([Type.String(), Type.Null()]),
     finished_at: Type.Union([Type.String(), Type.Null()]),
-    expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When its audio is deleted (JOB_RETENTION_DAYS after it finished)' }),
+    expires_at: Type.Union([Type.String(), Type.Null()], {
+      description: 'When its audio is deleted (JOB_RETENTION_DAYS after it finished)',
+    }),
   },
   { description: 'A long-form job' },
 );
@@ -174,7 +201,10 @@ export const ChapterParams = Type.Object({
 });
 export type ChapterParams = Static<typeof ChapterParams>;
 
-export const JobDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { description: 'The job was cancelled (if still running) and deleted with its audio' });
+export const JobDeleted = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { description: 'The job was cancelled (if still running) and deleted with its audio' },
+);
 export type JobDeleted = Static<typeof JobDeleted>;
 
 /** Names of the SSE events that end the stream of /v1/jobs/{id}/events; changes before them are unnamed `data:` lines. */

@@ -29,7 +29,11 @@ export const LexiconName = Type.String({
   description: 'Unique per account: letters, digits, ".", "_" and "-", starting with a letter or digit',
 });
 
-const Grapheme = Type.String({ minLength: 1, maxLength: LEXICON_LIMITS.graphemeChars, description: 'The written word or phrase, matched whole-word and case-insensitively' });
+const Grapheme = Type.String({
+  minLength: 1,
+  maxLength: LEXICON_LIMITS.graphemeChars,
+  description: 'The written word or phrase, matched whole-word and case-insensitively',
+});
 
 /**
  * One rule: say `alias` instead of `grapheme`, or pronounce `grapheme` as `phoneme` (exactly one of the two; the
@@ -39,14 +43,24 @@ export const LexiconRule = Type.Object(
   {
     grapheme: Grapheme,
     alias: Type.Optional(Type.String({ minLength: 1, maxLength: LEXICON_LIMITS.aliasChars, description: 'What is said instead' })),
-    phoneme: Type.Optional(Type.String({ minLength: 1, maxLength: LEXICON_LIMITS.phonemeChars, description: 'The pronunciation, in `alphabet`' })),
-    alphabet: Type.Optional(Type.Union(PHONEME_ALPHABETS.map((a) => Type.Literal(a)), { description: 'With `phoneme`: ipa (default) or x-sampa' })),
+    phoneme: Type.Optional(
+      Type.String({ minLength: 1, maxLength: LEXICON_LIMITS.phonemeChars, description: 'The pronunciation, in `alphabet`' }),
+    ),
+    alphabet: Type.Optional(
+      Type.Union(
+        PHONEME_ALPHABETS.map((a) => Type.Literal(a)),
+        { description: 'With `phoneme`: ipa (default) or x-sampa' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export type LexiconRule = Static<typeof LexiconRule>;
 
-const Rules = Type.Array(LexiconRule, { maxItems: LEXICON_LIMITS.rulesPerLexicon, description: `Up to ${LEXICON_LIMITS.rulesPerLexicon} rules; a grapheme appears once` });
+const Rules = Type.Array(LexiconRule, {
+  maxItems: LEXICON_LIMITS.rulesPerLexicon,
+  description: `Up to ${LEXICON_LIMITS.rulesPerLexicon} rules; a grapheme appears once`,
+});
 
 export const LexiconParams = Type.Object({ name: LexiconName });
 export type LexiconParams = Static<typeof LexiconParams>;
@@ -59,7 +73,15 @@ export const CreateLexiconBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'acronyms', rules: [{ grapheme: 'WHO', alias: 'World Health Organization' }, { grapheme: 'Voxsmith', phoneme: 'ˈvɒkssmɪθ' }] }],
+    examples: [
+      {
+        name: 'acronyms',
+        rules: [
+          { grapheme: 'WHO', alias: 'World Health Organization' },
+          { grapheme: 'Voxsmith', phoneme: 'ˈvɒkssmɪθ' },
+        ],
+      },
+    ],
   },
 );
 export type CreateLexiconBody = Static<typeof CreateLexiconBody>;
@@ -73,7 +95,9 @@ export type ReplaceLexiconBody = Static<typeof ReplaceLexiconBody>;
 export const UpdateLexiconBody = Type.Object(
   {
     name: Type.Optional(LexiconName),
-    default: Type.Optional(Type.Boolean({ description: 'true makes it the account default (the previous default stops being one); false unsets it' })),
+    default: Type.Optional(
+      Type.Boolean({ description: 'true makes it the account default (the previous default stops being one); false unsets it' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -28,4 +28,6 @@ export type AudioModelList = Static<typeof AudioModelList>;
 export const AudioVoiceList = Type.Object({ voices: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) });
 export type AudioVoiceList = Static<typeof AudioVoiceList>;
 
-export const ModelParams = Type.Object({ model: Type.String({ minLength: 1, maxLength: 100, description: 'A model id from GET /v1/models' }) });
+export const ModelParams = Type.Object({
+  model: Type.String({ minLength: 1, maxLength: 100, description: 'A model id from GET /v1/models' }),
+});

@@ -22,9 +22,12 @@ export const PhonemizedWord = Type.Object({
   offset: Type.Integer({ description: 'Where it starts in `normalized` (UTF-16 code units)' }),
   length: Type.Integer(),
   phonemes: Type.String({ description: 'Its phonemes, in `alphabet`' }),
-  alphabet: Type.Union(PHONEME_SETS.map((a) => Type.Literal(a)), {
-    description: 'The engine’s (ipa or arpabet), or a lexicon phoneme rule’s own (ipa or x-sampa)',
-  }),
+  alphabet: Type.Union(
+    PHONEME_SETS.map((a) => Type.Literal(a)),
+    {
+      description: 'The engine’s (ipa or arpabet), or a lexicon phoneme rule’s own (ipa or x-sampa)',
+    },
+  ),
   lexicon: Type.Optional(Type.Boolean({ description: 'true when a lexicon rule set this word (an alias’s words, or a phoneme rule)' })),
 });
 export type PhonemizedWord = Static<typeof PhonemizedWord>;
@@ -35,7 +38,9 @@ export const PhonemizeResponse = Type.Object({
   alphabet: Type.Union([Type.Literal('ipa'), Type.Literal('arpabet')], {
     description: 'ipa: espeak-ng IPA (espeak, Piper, Kokoro voices); arpabet: flite’s own phone set (CMU lexicon + letter-to-sound)',
   }),
-  normalized: Type.String({ description: 'The text as the engine is given it: lexicon aliases applied, numbers and abbreviations spelled out' }),
+  normalized: Type.String({
+    description: 'The text as the engine is given it: lexicon aliases applied, numbers and abbreviations spelled out',
+  }),
   words: Type.Array(PhonemizedWord),
 });
 export type PhonemizeResponse = Static<typeof PhonemizeResponse>;

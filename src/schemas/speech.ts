@@ -28,7 +28,9 @@ export const RATE_FORMATS = ['pcm', 'wav'] as const satisfies readonly SpeechFor
 
 export const SampleRateField = Type.Union(
   SAMPLE_RATES.map((r) => Type.Literal(r)),
-  { description: `Output sample rate in Hz for pcm and wav: ${SAMPLE_RATES.join(', ')}; ${STREAM_SAMPLE_RATE} by default (mulaw and alaw are always ${MULAW_SAMPLE_RATE})` },
+  {
+    description: `Output sample rate in Hz for pcm and wav: ${SAMPLE_RATES.join(', ')}; ${STREAM_SAMPLE_RATE} by default (mulaw and alaw are always ${MULAW_SAMPLE_RATE})`,
+  },
 );
 
 /** Speaking rate: 1 is the voice's normal rate. */
@@ -44,7 +46,11 @@ export const TextType = Type.Union([Type.Literal('text'), Type.Literal('ssml')],
     'ssml: the text is SSML (speak, p, s, break, prosody, emphasis, say-as, sub, phoneme, lang, voice, mark). By default text that starts with <speak> (after an optional XML declaration and comments) is SSML, and plain text may carry <break time="1s"/> tags',
 });
 
-export const Speed = Type.Number({ minimum: SPEED_MIN, maximum: SPEED_MAX, description: `Speaking rate, ${SPEED_MIN} to ${SPEED_MAX}; 1 = normal` });
+export const Speed = Type.Number({
+  minimum: SPEED_MIN,
+  maximum: SPEED_MAX,
+  description: `Speaking rate, ${SPEED_MIN} to ${SPEED_MAX}; 1 = normal`,
+});
 export const VoiceId = Type.String({ maxLength: MAX_VOICE_ID_CHARS, description: 'A voice id from /api/voices, or "default"' });
 
 export const SpeakBody = Type.Object(
@@ -78,7 +84,21 @@ export const OPENAI_FORMATS = [...SPEECH_FORMATS, 'aac'] as const;
 export type OpenAiFormat = (typeof OPENAI_FORMATS)[number];
 
 /** The voice names OpenAI's speech models know; each maps onto one of our voices. */
-export const OPENAI_VOICE_NAMES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
+export const OPENAI_VOICE_NAMES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+] as const;
 export type OpenAiVoiceName = (typeof OPENAI_VOICE_NAMES)[number];
 
 /** The body of OpenAI's `POST /v1/audio/speech`, as we accept it. */
@@ -89,9 +109,12 @@ export const OpenAiSpeechBody = Type.Object(
       description: 'tts-1, tts-1-hd or gpt-4o-mini-tts (the mapped voice), or an engine id (espeak, flite) to pick that engine',
     }),
     input: Type.String({ description: 'The text (up to MAX_TEXT_CHARS characters)' }),
-    voice: Type.Union([Type.String({ maxLength: MAX_VOICE_ID_CHARS }), Type.Object({ id: Type.String({ maxLength: MAX_VOICE_ID_CHARS }) })], {
-      description: `An OpenAI voice name (${OPENAI_VOICE_NAMES.join(', ')}) or one of our voice ids`,
-    }),
+    voice: Type.Union(
+      [Type.String({ maxLength: MAX_VOICE_ID_CHARS }), Type.Object({ id: Type.String({ maxLength: MAX_VOICE_ID_CHARS }) })],
+      {
+        description: `An OpenAI voice name (${OPENAI_VOICE_NAMES.join(', ')}) or one of our voice ids`,
+      },
+    ),
     response_format: Type.Optional(
       Type.Union(
         OPENAI_FORMATS.map((f) => Type.Literal(f)),
@@ -104,7 +127,8 @@ export const OpenAiSpeechBody = Type.Object(
     instructions: Type.Optional(
       Type.String({
         maxLength: 4096,
-        description: 'Style prompt: a pace word (slowly, quickly, very slowly...) sets the speed when `speed` is absent; the rest is ignored (our engines take no prompts)',
+        description:
+          'Style prompt: a pace word (slowly, quickly, very slowly...) sets the speed when `speed` is absent; the rest is ignored (our engines take no prompts)',
       }),
     ),
     stream_format: Type.Optional(

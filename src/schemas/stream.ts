@@ -20,7 +20,11 @@ export const MAX_CONTEXT_ID_CHARS = 128;
  * Names an input-streaming context: text pieces sent with the same context_id accumulate, and every message
  * about that context (audio, done, error) carries it.
  */
-export const ContextId = Type.String({ minLength: 1, maxLength: MAX_CONTEXT_ID_CHARS, description: 'An input-streaming context: pieces with the same id accumulate' });
+export const ContextId = Type.String({
+  minLength: 1,
+  maxLength: MAX_CONTEXT_ID_CHARS,
+  description: 'An input-streaming context: pieces with the same id accumulate',
+});
 
 /**
  * Speaks `text`. Without `context_id`, a whole request: requests on one connection run in order, each answered by
@@ -39,7 +43,10 @@ export const SynthesizeMessage = Type.Object(
     id: Type.Optional(MessageId),
     context_id: Type.Optional(ContextId),
     continue: Type.Optional(
-      Type.Boolean({ description: 'With context_id: true = more text follows; false (default) = this is the last piece, speak the rest and end the context' }),
+      Type.Boolean({
+        description:
+          'With context_id: true = more text follows; false (default) = this is the last piece, speak the rest and end the context',
+      }),
     ),
   },
   { description: 'Speak a text, or add a piece to an input-streaming context; answered by audio chunks, then done (or error)' },
@@ -73,8 +80,12 @@ export const AudioMessage = Type.Object({
   audio: Type.String({ description: `base64 float32 LE PCM, ${STREAM_SAMPLE_RATE} Hz mono` }),
   id: Type.Optional(Type.String()),
   context_id: Type.Optional(Type.String()),
-  words: Type.Optional(Type.Array(WordTiming, { description: 'In a context: times on the utterance (since the context opened or its last done)' })),
-  marks: Type.Optional(Type.Array(MarkTiming, { description: 'SSML <mark> names reached in this audio, with their times (on the same timeline as words)' })),
+  words: Type.Optional(
+    Type.Array(WordTiming, { description: 'In a context: times on the utterance (since the context opened or its last done)' }),
+  ),
+  marks: Type.Optional(
+    Type.Array(MarkTiming, { description: 'SSML <mark> names reached in this audio, with their times (on the same timeline as words)' }),
+  ),
 });
 export type AudioMessage = Static<typeof AudioMessage>;
 

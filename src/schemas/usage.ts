@@ -7,7 +7,12 @@ export const DEFAULT_USAGE_DAYS = 30;
 const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-11-01'] });
 
 export const UsageQuery = Type.Object({
-  days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: `The last N UTC days, today included: 1 to ${MAX_USAGE_DAYS}, ${DEFAULT_USAGE_DAYS} by default` })),
+  days: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,3}$',
+      description: `The last N UTC days, today included: 1 to ${MAX_USAGE_DAYS}, ${DEFAULT_USAGE_DAYS} by default`,
+    }),
+  ),
   from: Type.Optional(Day(`First UTC day, YYYY-MM-DD (with \`to\`, instead of \`days\`; at most ${MAX_USAGE_DAYS} days)`)),
   to: Type.Optional(Day('Last UTC day, YYYY-MM-DD, today by default')),
   format: Type.Optional(

@@ -53,10 +53,16 @@ export const InstallJob = Type.Object({
 });
 export type InstallJob = Static<typeof InstallJob>;
 
-export const InstallBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' }) }, { examples: [{ name: 'en_US-lessac-medium' }] });
+export const InstallBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' }) },
+  { examples: [{ name: 'en_US-lessac-medium' }] },
+);
 export const InstallResponse = Type.Object({ install: InstallJob }, { description: 'The install, started (or already running)' });
 export type InstallResponse = Static<typeof InstallResponse>;
-export const InstallList = Type.Object({ installs: Type.Array(InstallJob) }, { description: 'Installs running, and those finished in the last 10 minutes' });
+export const InstallList = Type.Object(
+  { installs: Type.Array(InstallJob) },
+  { description: 'Installs running, and those finished in the last 10 minutes' },
+);
 export type InstallList = Static<typeof InstallList>;
 export const InstalledParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) });
 export const Removed = Type.Object({ name: Type.String(), removed: Type.Array(Type.String({ description: 'Files deleted' })) });

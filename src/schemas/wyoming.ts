@@ -7,7 +7,9 @@ export const WyomingConnection = Type.Object({
   key_name: Type.String(),
   masked_key: Type.String(),
   connected_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null when WYOMING_API_KEY decides' }),
-  source: Type.Union([Type.Literal('dashboard'), Type.Literal('environment')], { description: 'environment: WYOMING_API_KEY, not changeable here' }),
+  source: Type.Union([Type.Literal('dashboard'), Type.Literal('environment')], {
+    description: 'environment: WYOMING_API_KEY, not changeable here',
+  }),
   yours: Type.Boolean({ description: 'The key is one of the caller’s: only its owner may change or disconnect it' }),
 });
 export type WyomingConnection = Static<typeof WyomingConnection>;

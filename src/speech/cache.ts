@@ -49,13 +49,19 @@ export class SpeechCache {
       maxSize: maxBytes,
       // One answer may take at most a quarter of the cache, so a long text cannot flush every short one.
       maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
-      sizeCalculation: (chunks) => Math.max(1, chunks.reduce((n, c) => n + sizeOf(c), 0)),
+      sizeCalculation: (chunks) =>
+        Math.max(
+          1,
+          chunks.reduce((n, c) => n + sizeOf(c), 0),
+        ),
     });
   }
 
   static keyOf(request: SpeechRequest, voice: CacheVoice): string {
     const text = stableJson({ request, voice: { id: voice.id, owner: voice.owner_id ?? null } });
-    return createHash('sha256').update(text ?? '').digest('base64url');
+    return createHash('sha256')
+      .update(text ?? '')
+      .digest('base64url');
   }
 
   /** The chunks of an earlier identical synthesis, counted as a hit or a miss. */

@@ -92,7 +92,11 @@ export class InputStream {
     try {
       const caller = await this.options.payer();
       if (!caller || signal.aborted) return false;
-      const speech = await service.speak(caller, { ...voice, text: work.text, format, door, pauseBefore: work.pauseBefore, onQueued: hooks.onQueued }, signal);
+      const speech = await service.speak(
+        caller,
+        { ...voice, text: work.text, format, door, pauseBefore: work.pauseBefore, onQueued: hooks.onQueued },
+        signal,
+      );
       await hooks.onStart?.(speech);
       for await (const chunk of speech.chunks) {
         if (signal.aborted) return false;

@@ -39,7 +39,10 @@ export function parseRequestText(text: string, textType: TextType | undefined, m
   const hasBreak = !ssml && /<break[\s/>]/.test(text);
   if (!ssml && !hasBreak) return { spokenChars: text.length, voiceNames: [], breakSeconds: 0 };
   if (text.length > maxTextChars * MARKUP_FACTOR) {
-    throw new AppError('text_too_long', `the markup is ${text.length} characters; the limit is ${maxTextChars * MARKUP_FACTOR} (${MARKUP_FACTOR} x MAX_TEXT_CHARS)`);
+    throw new AppError(
+      'text_too_long',
+      `the markup is ${text.length} characters; the limit is ${maxTextChars * MARKUP_FACTOR} (${MARKUP_FACTOR} x MAX_TEXT_CHARS)`,
+    );
   }
   let script: Script;
   try {

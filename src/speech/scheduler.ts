@@ -88,7 +88,12 @@ export class FairScheduler {
    * already has its share admitted, and the signal's reason when the caller leaves while waiting. `onQueued`
    * hears the request's place in line (1 = next) when it has to wait and whenever that place changes.
    */
-  async acquire(key: string, signal: AbortSignal, onQueued?: (position: number) => void, priority: Priority = 'interactive'): Promise<ReleaseSlot> {
+  async acquire(
+    key: string,
+    signal: AbortSignal,
+    onQueued?: (position: number) => void,
+    priority: Priority = 'interactive',
+  ): Promise<ReleaseSlot> {
     signal.throwIfAborted();
     if (priority === 'background') return this.admit(key, signal, onQueued, true);
     if ((this.admitted.get(key) ?? 0) >= this.options.maxPerKey) throw this.limited();
@@ -202,7 +207,11 @@ export class FairScheduler {
         const head = q[0] as Waiter;
         if (interactive && head.background) continue;
         const r = rank(key, head);
-        if (!best || r[0] < best.rank[0] || (r[0] === best.rank[0] && (r[1] < best.rank[1] || (r[1] === best.rank[1] && r[2] < best.rank[2])))) {
+        if (
+          !best ||
+          r[0] < best.rank[0] ||
+          (r[0] === best.rank[0] && (r[1] < best.rank[1] || (r[1] === best.rank[1] && r[2] < best.rank[2])))
+        ) {
           best = { key, head, rank: r };
         }
       }

@@ -1,7 +1,25 @@
-import { BARE_G711, codecChoiceProblem, FORMATS, isEncodeFormat, withKnownWavLength, type EncodeFormat, type FormatInfo } from '../audio/encoders/index.ts';
+import {
+  BARE_G711,
+  codecChoiceProblem,
+  FORMATS,
+  isEncodeFormat,
+  withKnownWavLength,
+  type EncodeFormat,
+  type FormatInfo,
+} from '../audio/encoders/index.ts';
 import type { UsageService } from '../accounts/usage.ts';
 import { AppError } from '../errors.ts';
-import { DEFAULT_VOICE_ID, MAX_VOICE_ID_CHARS, RATE_FORMATS, SAMPLE_RATES, SPEECH_FORMATS, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN, type OpenAiVoiceName } from '../schemas/speech.ts';
+import {
+  DEFAULT_VOICE_ID,
+  MAX_VOICE_ID_CHARS,
+  RATE_FORMATS,
+  SAMPLE_RATES,
+  SPEECH_FORMATS,
+  SPEED_DEFAULT,
+  SPEED_MAX,
+  SPEED_MIN,
+  type OpenAiVoiceName,
+} from '../schemas/speech.ts';
 import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
 import type { Phonemized } from '../synth/phonemize.ts';
@@ -138,7 +156,8 @@ function withWavLength(chunks: readonly SpeechChunk[]): readonly SpeechChunk[] {
   if (chunks.length === 0 || bytes[0] === chunks[0].bytes) return chunks;
   const fixed = chunks.map((c, i) => ({ ...c, bytes: bytes[i] }));
   // The pad byte of an odd data length, carried by the last chunk.
-  if (bytes.length > chunks.length) fixed[fixed.length - 1] = { ...fixed[fixed.length - 1], bytes: Buffer.concat([bytes[chunks.length - 1], bytes[chunks.length]]) };
+  if (bytes.length > chunks.length)
+    fixed[fixed.length - 1] = { ...fixed[fixed.length - 1], bytes: Buffer.concat([bytes[chunks.length - 1], bytes[chunks.length]]) };
   return fixed;
 }
 
@@ -193,7 +212,10 @@ export class SpeechService {
    * Checks what a long-form job will speak with before it is accepted: the voice (built-in or the caller's own),
    * the speed, the format and the lexicons, as a request would be checked. Returns the voice id to render with.
    */
-  async prepareJob(caller: SpeechCaller, input: { voiceId?: string; speed?: number; format: EncodeFormat; lexicons?: string[] }): Promise<{ voiceId: string; speed: number }> {
+  async prepareJob(
+    caller: SpeechCaller,
+    input: { voiceId?: string; speed?: number; format: EncodeFormat; lexicons?: string[] },
+  ): Promise<{ voiceId: string; speed: number }> {
     const speed = this.checkRequest({ text: '.', format: input.format, door: 'jobs', speed: input.speed });
     const voice = await this.resolveVoice(caller, input);
     await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
@@ -221,7 +243,12 @@ export class SpeechService {
       at += p.length;
     }
     const { usage } = this.deps;
-    return { pcm, samples: bytes >> 1, characters: speech.characters, bill: () => usage.record(caller.userId, caller.keyId, speech.characters) };
+    return {
+      pcm,
+      samples: bytes >> 1,
+      characters: speech.characters,
+      bill: () => usage.record(caller.userId, caller.keyId, speech.characters),
+    };
   }
 
   /**
@@ -233,7 +260,9 @@ export class SpeechService {
     const caller = { userId, keyId: null };
     const voice = await this.resolveVoice(caller, { voiceId });
     const text = previewText({ language: language ?? voice.language });
-    return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, { billed: false });
+    return this.deliver(caller, { text, voiceId: voice.id, format: PREVIEW_FORMAT, door: 'preview', download: true }, signal, {
+      billed: false,
+    });
   }
 
   /**
@@ -253,7 +282,12 @@ export class SpeechService {
     }
   }
 
-  private async deliver(caller: SpeechCaller, input: SpeechInput, signal: AbortSignal, how: { billed: boolean; background?: boolean }): Promise<Speech> {
+  private async deliver(
+    caller: SpeechCaller,
+    input: SpeechInput,
+    signal: AbortSignal,
+    how: { billed: boolean; background?: boolean },
+  ): Promise<Speech> {
     const { billed } = how;
     const background = how.background === true;
     const { synthesizer, usage, metrics, maxAudioSeconds, cache } = this.deps;
@@ -268,16 +302,27 @@ export class SpeechService {
     const parsed = parseRequestText(text, input.textType, this.deps.maxTextChars);
     const characters = parsed.spokenChars;
     if (characters > this.deps.maxTextChars) {
-      throw new AppError('text_too_long', `text is ${characters} characters${parsed.script ? ' (spoken, markup aside)' : ''}; the limit is ${this.deps.maxTextChars}`);
+      throw new AppError(
+        'text_too_long',
+        `text is ${characters} characters${parsed.script ? ' (spoken, markup aside)' : ''}; the limit is ${this.deps.maxTextChars}`,
+      );
     }
     // Break silence is audio whatever the words: counted against the cap before any of it is made.
     if (parsed.breakSeconds > maxAudioSeconds) {
-      throw new AppError('audio_too_long', `the breaks alone add up to ${Math.round(parsed.breakSeconds)} s of silence; the limit is ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS)`);
+      throw new AppError(
+        'audio_too_long',
+        `the breaks alone add up to ${Math.round(parsed.breakSeconds)} s of silence; the limit is ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS)`,
+      );
     }
     const voice = await this.resolveVoice(caller, input);
     const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
     // <voice name> switches resolve like voice_id: built-in or the caller's own.
-    const voices = await Promise.all(parsed.voiceNames.map(async (name) => ({ name, spec: (await this.resolveVoice(caller, { ...input, voiceId: name, engine: undefined })).spec })));
+    const voices = await Promise.all(
+      parsed.voiceNames.map(async (name) => ({
+        name,
+        spec: (await this.resolveVoice(caller, { ...input, voiceId: name, engine: undefined })).spec,
+      })),
+    );
     const request: SpeechRequest = {
       text,
       voice: voice.spec,
@@ -302,7 +347,9 @@ export class SpeechService {
     if (!cached) releaseSlot = await this.acquireSlot(caller, signal, background ? undefined : input.onQueued, background);
     const recorder = cache && cacheKey && !cached ? cache.recorder(cacheKey) : null;
     // A cached streamed WAV has a known length now: replayed with it in the header.
-    const source = cached ? replay(isWavFile(format) && !bare ? withWavLength(cached) : cached) : synthesizer.speak(request, signal, { background });
+    const source = cached
+      ? replay(isWavFile(format) && !bare ? withWavLength(cached) : cached)
+      : synthesizer.speak(request, signal, { background });
     const iterator = metrics.meterSpeech(source, labels)[Symbol.asyncIterator]();
     let first: IteratorResult<SpeechChunk>;
     try {
@@ -314,8 +361,7 @@ export class SpeechService {
     }
     // A caller that hangs up before reading a chunk never starts `chunks`; closing here still frees the worker
     // (and then its slot).
-    const release = (): void =>
-      void (iterator.return?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(releaseSlot);
+    const release = (): void => void (iterator.return?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(releaseSlot);
     signal.addEventListener('abort', release, { once: true });
 
     // Characters of the request whose speech was delivered: up to the end of the last word sent.
@@ -332,7 +378,10 @@ export class SpeechService {
           seconds += next.value.seconds;
           if (seconds > maxAudioSeconds) {
             if (billed && sourceEnd > 0) await usage.record(caller.userId, caller.keyId, deliveredCharacters(sourceEnd));
-            throw new AppError('audio_too_long', `the speech would be longer than ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS); it was stopped there`);
+            throw new AppError(
+              'audio_too_long',
+              `the speech would be longer than ${maxAudioSeconds} s of audio (MAX_AUDIO_SECONDS); it was stopped there`,
+            );
           }
           for (const w of next.value.words ?? []) sourceEnd = Math.max(sourceEnd, w.offset + w.length);
           recorder?.add(next.value);
@@ -365,7 +414,11 @@ export class SpeechService {
     // Worker time like speech: one of the key's MAX_CONCURRENT_PER_KEY, in the same fair queue.
     const releaseSlot = await this.acquireSlot(caller, signal);
     try {
-      const result = await this.deps.synthesizer.phonemize({ text: input.text, voice: voice.spec, ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}) });
+      const result = await this.deps.synthesizer.phonemize({
+        text: input.text,
+        voice: voice.spec,
+        ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}),
+      });
       return { voiceId: voice.id, engine: voice.engine, ...result };
     } catch (err) {
       throw speechError(err);
@@ -375,7 +428,12 @@ export class SpeechService {
   }
 
   /** A synthesis slot for the caller, in the fair queue (429 past MAX_CONCURRENT_PER_KEY). */
-  private async acquireSlot(caller: SpeechCaller, signal: AbortSignal, onQueued?: (position: number) => void, background = false): Promise<ReleaseSlot> {
+  private async acquireSlot(
+    caller: SpeechCaller,
+    signal: AbortSignal,
+    onQueued?: (position: number) => void,
+    background = false,
+  ): Promise<ReleaseSlot> {
     try {
       return background
         ? await this.deps.scheduler.acquire(`background:${schedulingKey(caller)}`, signal, undefined, 'background')
@@ -403,7 +461,10 @@ export class SpeechService {
       throw new AppError('validation', `speed must be a number from ${SPEED_MIN} to ${SPEED_MAX}`);
     }
     if (!isEncodeFormat(format)) {
-      throw new AppError('validation', `format ${JSON.stringify(String(format).slice(0, 40))} is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`);
+      throw new AppError(
+        'validation',
+        `format ${JSON.stringify(String(format).slice(0, 40))} is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`,
+      );
     }
     return speed;
   }
@@ -411,14 +472,16 @@ export class SpeechService {
   /** A voice the caller may use (built-in or their own), spoken by the requested engine if one was named. */
   private async resolveVoice(caller: SpeechCaller, input: Pick<SpeechInput, 'voiceId' | 'engine'>): Promise<Voice> {
     const voiceId = input.voiceId ?? DEFAULT_VOICE_ID;
-    if (voiceId.length === 0 || voiceId.length > MAX_VOICE_ID_CHARS) throw new AppError('validation', 'voice_id must be a non-empty string');
+    if (voiceId.length === 0 || voiceId.length > MAX_VOICE_ID_CHARS)
+      throw new AppError('validation', 'voice_id must be a non-empty string');
     const voice = await this.deps.voices.resolve(voiceId, caller.userId);
     if (!voice) throw new AppError('voice_not_found', `No voice "${voiceId.slice(0, 100)}"`);
     const { engine } = input;
     if (engine !== undefined) {
       const engines = this.engineIds();
       if (!engines.includes(engine)) throw new AppError('validation', `engine must be one of: ${engines.join(', ')}`);
-      if (engine !== voice.engine) throw new AppError('validation', `voice "${voice.id}" is spoken by the ${voice.engine} engine, not ${engine}`);
+      if (engine !== voice.engine)
+        throw new AppError('validation', `voice "${voice.id}" is spoken by the ${voice.engine} engine, not ${engine}`);
     }
     return voice;
   }

@@ -184,7 +184,10 @@ class PostgresStore implements Store {
   private async attemptMigration(first: boolean): Promise<void> {
     this.retryTimer = null;
     if (this.closed) return;
-    const pool = new GuardedPool(await createPool({ ...poolConfig(this.target, 2), statement_timeout: false, query_timeout: MIGRATION_TIMEOUT_MS }), () => {});
+    const pool = new GuardedPool(
+      await createPool({ ...poolConfig(this.target, 2), statement_timeout: false, query_timeout: MIGRATION_TIMEOUT_MS }),
+      () => {},
+    );
     pool.open();
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
@@ -200,7 +203,8 @@ class PostgresStore implements Store {
       this.health(false, err);
       const failure = describe(err);
       // Reachable but failing (permissions, a broken migration): worth an error, once per distinct reason.
-      if (!isStoreUnavailable(err) && failure.message !== this.lastFailure) this.log.error({ err: failure }, 'database migration failed; retrying');
+      if (!isStoreUnavailable(err) && failure.message !== this.lastFailure)
+        this.log.error({ err: failure }, 'database migration failed; retrying');
       this.lastFailure = failure.message;
       this.retryTimer = setTimeout(() => void this.attemptMigration(false), this.retryDelay);
       this.retryTimer.unref();

@@ -11,7 +11,17 @@ export class StoreUnavailableError extends Error {
 }
 
 // Socket-level failures: refused, reset, unreachable, DNS hiccups.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EAI_AGAIN', 'ENOTFOUND']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 // PostgreSQL SQLSTATEs meaning "not now": shutting down / starting up / too many connections / timeouts.
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300', '57014', '55P03']);

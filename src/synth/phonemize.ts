@@ -73,7 +73,14 @@ export async function phonemizeText(req: PhonemizeRequest): Promise<Phonemized> 
       );
       found.forEach((m, i) => {
         const fromLexicon = aliased.has(sentence.mapped.starts[m.index] ?? -1);
-        words.push({ word: m[0], offset: at + m.index, length: m[0].length, phonemes: phonemes[i] ?? '', alphabet, ...(fromLexicon ? { lexicon: true as const } : {}) });
+        words.push({
+          word: m[0],
+          offset: at + m.index,
+          length: m[0].length,
+          phonemes: phonemes[i] ?? '',
+          alphabet,
+          ...(fromLexicon ? { lexicon: true as const } : {}),
+        });
       });
     }
   };

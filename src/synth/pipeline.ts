@@ -96,7 +96,14 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
     const cut = quickStart ? cutFirstPiece([sentence]) : [sentence];
     quickStart = false;
     for (const s of longReading ? cut.flatMap(cutAtClauses) : cut) {
-      const piece = { text: s.text, mapped: s.mapped, break: s.break, voice: item.voice, speed: clampSpeed(speed * item.rate), volume: item.volume };
+      const piece = {
+        text: s.text,
+        mapped: s.mapped,
+        break: s.break,
+        voice: item.voice,
+        speed: clampSpeed(speed * item.rate),
+        volume: item.volume,
+      };
       steps.push({ type: 'speech', piece });
     }
   }
@@ -117,7 +124,12 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
   }
   const steps = planSteps(req, plan);
-  const encoder = await createEncoder(req.format, { buffered: req.buffered === true, sampleRate: req.sampleRate, headerless: req.headerless === true, bitrate: req.bitrate });
+  const encoder = await createEncoder(req.format, {
+    buffered: req.buffered === true,
+    sampleRate: req.sampleRate,
+    headerless: req.headerless === true,
+    bitrate: req.bitrate,
+  });
   const out = new OutputStream(encoder, createLevelStage(encoder.sampleRate), hooks);
   const aborted = (): boolean => hooks.signal?.aborted === true;
 
@@ -222,7 +234,8 @@ const SILENCE_CHUNK_SECONDS = 1;
 
 async function writeSilence(out: OutputStream, samples: number, rate: number, signal: AbortSignal | undefined): Promise<void> {
   const chunk = Math.max(1, Math.round(rate * SILENCE_CHUNK_SECONDS));
-  for (let left = samples; left > 0 && signal?.aborted !== true; left -= chunk) await out.write(new Float32Array(Math.min(chunk, left)), rate);
+  for (let left = samples; left > 0 && signal?.aborted !== true; left -= chunk)
+    await out.write(new Float32Array(Math.min(chunk, left)), rate);
 }
 
 /**

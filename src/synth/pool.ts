@@ -118,9 +118,7 @@ export class SynthPool {
     // Idle piscina threads are unref'd: without a handle of our own, a process that only awaits this
     // promise would exit before the workers report.
     const keepAlive = setInterval(() => {}, 60_000);
-    return new Promise<void>((resolve, reject) => this.waiters.push({ all, resolve, reject })).finally(() =>
-      clearInterval(keepAlive),
-    );
+    return new Promise<void>((resolve, reject) => this.waiters.push({ all, resolve, reject })).finally(() => clearInterval(keepAlive));
   }
 
   /** Runs a task on a thread; a long reading (see long-reading.ts) keeps off the thread left for the rest. */

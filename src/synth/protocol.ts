@@ -13,8 +13,7 @@ import type { MarkTiming, SpeechRequest, WordTiming } from './speech.ts';
 /** Main thread -> worker, on the task's port. */
 export type ControlMessage =
   /** The consumer took chunks worth `seconds` of audio: the worker may produce that much more. */
-  | { type: 'ack'; id: number; seconds: number }
-  | { type: 'cancel'; id: number };
+  { type: 'ack'; id: number; seconds: number } | { type: 'cancel'; id: number };
 
 /** Worker -> main thread, on the task's port; `done` or `error` is always the last message. */
 export type StreamMessage =
@@ -95,8 +94,7 @@ export type ResultOf<T extends WorkerTask> = T extends SpeakTask ? SpeakResult :
 
 /** Worker -> main thread on the worker's own parentPort (piscina re-emits it as the pool's 'message'). */
 export type WorkerEvent =
-  | { type: 'engines-ready'; threadId: number; engines: EngineId[] }
-  | { type: 'engines-failed'; threadId: number; message: string };
+  { type: 'engines-ready'; threadId: number; engines: EngineId[] } | { type: 'engines-failed'; threadId: number; message: string };
 
 export function isWorkerEvent(value: unknown): value is WorkerEvent {
   if (typeof value !== 'object' || value === null) return false;

@@ -17,7 +17,13 @@ interface EngineEntry {
 }
 
 /** Through espeak-ng's voice `espeakVoice`: espeak's own voices, and the neural ones that speak its IPA. */
-async function espeakPhonemes(id: EngineId, base: string, espeakVoice: string | undefined, sentence: string, words: readonly string[]): Promise<string[]> {
+async function espeakPhonemes(
+  id: EngineId,
+  base: string,
+  espeakVoice: string | undefined,
+  sentence: string,
+  words: readonly string[],
+): Promise<string[]> {
   if (espeakVoice === undefined) throw new UnknownVoiceError(id, base);
   const { wordPhonemes } = await importTs(() => import('./engines/espeak/phonemize.ts'));
   return wordPhonemes(sentence, words, espeakVoice);

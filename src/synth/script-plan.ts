@@ -63,7 +63,15 @@ function withPitch(voice: VoiceSpec, ctx: RunContext): VoiceSpec {
 }
 
 function sameContext(a: RunContext, b: RunContext): boolean {
-  return a.rate === b.rate && a.pitch === b.pitch && a.pitchHz === b.pitchHz && a.pitchShiftHz === b.pitchShiftHz && a.volume === b.volume && a.voice === b.voice && a.lang === b.lang;
+  return (
+    a.rate === b.rate &&
+    a.pitch === b.pitch &&
+    a.pitchHz === b.pitchHz &&
+    a.pitchShiftHz === b.pitchShiftHz &&
+    a.volume === b.volume &&
+    a.voice === b.voice &&
+    a.lang === b.lang
+  );
 }
 
 /** A spoken run as text for the engine; phonemes become espeak's [[...]] where the engine reads them. */
@@ -109,7 +117,8 @@ export function planSpeech(req: PlanRequest): PlanItem[] {
       ? [{ text: trimmed.text, break: 'none' as Break, mapped: trimmed }]
       : prepareMapped(mapped, { english: isEnglishVoice(voice) });
     for (const s of sentences) {
-      const pause: Break = pending ?? (lastText === '' ? 'none' : TERMINAL_END.test(lastText) ? 'sentence' : CLAUSE_END.test(lastText) ? 'clause' : 'none');
+      const pause: Break =
+        pending ?? (lastText === '' ? 'none' : TERMINAL_END.test(lastText) ? 'sentence' : CLAUSE_END.test(lastText) ? 'clause' : 'none');
       out.push({ type: 'speech', mapped: s.mapped, voice, rate: g.context.rate ?? 1, volume: g.context.volume ?? 1, pause });
       pending = s.break === 'paragraph' ? 'paragraph' : s.break === 'sentence' || s.break === 'clause' ? s.break : undefined;
       // Within a group the splitter's own break says what follows; across groups the text's ending does.

@@ -58,7 +58,10 @@ export interface SynthesizerOptions extends PoolOptions {
 }
 
 export class SynthesisError extends Error {
-  constructor(message: string, readonly kind: string) {
+  constructor(
+    message: string,
+    readonly kind: string,
+  ) {
     super(message);
     this.name = 'SynthesisError';
   }
@@ -124,7 +127,11 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     // The text's length with any markup in it: close enough to the speech's for choosing a thread.
     const long = options.background === true || isLongReading(req.text.length);
     const neural = neuralModelsFor([req.voice, ...(req.voices ?? []).map((v) => v.spec)]);
-    const task = pool.run({ type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs, ...(neural ? { neural } : {}) }, [port2], long);
+    const task = pool.run(
+      { type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs, ...(neural ? { neural } : {}) },
+      [port2],
+      long,
+    );
     task.catch((err: unknown) => {
       crash = err instanceof Error ? err : new Error(String(err));
       poke();

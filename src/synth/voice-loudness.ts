@@ -69,7 +69,11 @@ export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: nu
  * integrated loudness): at a target above the ceiling less this ratio, the limiter cuts into the voice's every
  * loud syllable.
  */
-export async function measureVoiceLevel(engine: Engine, voice: VoiceSpec, target: number): Promise<{ gainDb: number; peakToLoudnessDb: number }> {
+export async function measureVoiceLevel(
+  engine: Engine,
+  voice: VoiceSpec,
+  target: number,
+): Promise<{ gainDb: number; peakToLoudnessDb: number }> {
   const { speech, rate } = await renderReference(engine, voice);
   return { gainDb: gainFor(speech, rate, target), peakToLoudnessDb: truePeakDb(speech) - integratedLoudness(speech, rate) };
 }

@@ -9,7 +9,17 @@ import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
 import { TextTooLongError } from './text/spoken-length.ts';
-import type { ControlMessage, NeuralRetain, SpeakResult, SpeakTask, StreamMessage, WorkerEvent, ResultOf, WorkerSettings, WorkerTask } from './protocol.ts';
+import type {
+  ControlMessage,
+  NeuralRetain,
+  SpeakResult,
+  SpeakTask,
+  StreamMessage,
+  WorkerEvent,
+  ResultOf,
+  WorkerSettings,
+  WorkerTask,
+} from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';

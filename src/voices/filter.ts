@@ -72,10 +72,7 @@ export function matchesLanguage(voiceLanguage: string, query: string): boolean {
   return (Object.hasOwn(MACROLANGUAGE_MEMBERS, wanted) ? MACROLANGUAGE_MEMBERS[wanted] : [wanted]).includes(primary);
 }
 
-export function filterVoices<T extends Pick<Voice, 'language' | 'gender' | 'engine'>>(
-  voices: readonly T[],
-  filter: VoiceFilter,
-): T[] {
+export function filterVoices<T extends Pick<Voice, 'language' | 'gender' | 'engine'>>(voices: readonly T[], filter: VoiceFilter): T[] {
   const gender = filter.gender?.toLowerCase();
   return voices.filter(
     (v) =>

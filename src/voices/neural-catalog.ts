@@ -62,7 +62,8 @@ export function parsePiperConfig(raw: unknown, key: string, onnxPath: string, re
   if (!isRecord(map) || Object.keys(map).length === 0) throw new Error('phoneme_id_map is missing');
   const phonemeIdMap: Record<string, number[]> = {};
   for (const [k, v] of Object.entries(map)) {
-    if (!Array.isArray(v) || !v.every((x) => Number.isInteger(x) && x >= 0)) throw new Error(`phoneme_id_map[${JSON.stringify(k)}] is not a list of ids`);
+    if (!Array.isArray(v) || !v.every((x) => Number.isInteger(x) && x >= 0))
+      throw new Error(`phoneme_id_map[${JSON.stringify(k)}] is not a list of ids`);
     phonemeIdMap[k] = v as number[];
   }
   for (const needed of ['^', '$', '_']) if (!phonemeIdMap[needed]) throw new Error(`phoneme_id_map lacks ${JSON.stringify(needed)}`);
@@ -115,7 +116,15 @@ function piperVoices(m: PiperModel): Voice[] {
   };
   const description = `Natural neural voice (Piper) trained on the "${m.dataset}" dataset${quality}; ${m.languageName}${where}, ${m.sampleRate} Hz model.`;
   if (m.speakers.length === 0) {
-    return [{ ...base, id: `piper-${slug(m.key)}`, name: `${capitalize(m.dataset)}${m.quality ? ` (${m.quality})` : ''}`, description, spec: { engine: 'piper', base: m.key } }];
+    return [
+      {
+        ...base,
+        id: `piper-${slug(m.key)}`,
+        name: `${capitalize(m.dataset)}${m.quality ? ` (${m.quality})` : ''}`,
+        description,
+        spec: { engine: 'piper', base: m.key },
+      },
+    ];
   }
   return m.speakers.map((s) => ({
     ...base,
@@ -185,7 +194,9 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     if (!name.endsWith('.onnx')) continue;
     const key = basename(name, '.onnx');
     // The folder changes while the service runs: a file removed since the listing is simply not there.
-    const check = await checkOnnxFile(path).catch((err: unknown) => (isMissing(err) ? null : { ok: false as const, reason: err instanceof Error ? err.message : String(err) }));
+    const check = await checkOnnxFile(path).catch((err: unknown) =>
+      isMissing(err) ? null : { ok: false as const, reason: err instanceof Error ? err.message : String(err) },
+    );
     if (check === null) continue;
     if (!check.ok) {
       problem(name, check.reason);
@@ -210,7 +221,12 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
     }
     try {
       const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path, await revisionOf(path, `${path}.json`));
-      const missing = missingInputs(check.inputs, [['input'], ['input_lengths'], ['scales'], ...(model.speakers.length > 0 ? [['sid']] : [])]);
+      const missing = missingInputs(check.inputs, [
+        ['input'],
+        ['input_lengths'],
+        ['scales'],
+        ...(model.speakers.length > 0 ? [['sid']] : []),
+      ]);
       if (missing) {
         problem(name, `does not match ${name}.json: no ${missing} input (it has ${check.inputs.join(', ') || 'none'})`);
         continue;
@@ -244,7 +260,9 @@ async function kokoroBundle(
   // kokoro-v1.0.onnx (and its .fp16 and .int8 precisions) pairs with voices-v1.0.bin; a lone voices file of another
   // name is taken when it is the only one.
   const version = key.slice('kokoro'.length).replace(/\.(fp16|fp32|int8|uint8|q8|quant|quantized)$/i, '');
-  const file = voicesFiles.find((f) => f.toLowerCase() === `voices${version}.bin`.toLowerCase()) ?? (voicesFiles.length === 1 ? voicesFiles[0] : undefined);
+  const file =
+    voicesFiles.find((f) => f.toLowerCase() === `voices${version}.bin`.toLowerCase()) ??
+    (voicesFiles.length === 1 ? voicesFiles[0] : undefined);
   if (!file) {
     problem(`${key}.onnx`, `no voices${version}.bin beside it (a Kokoro bundle is kokoro-<v>.onnx + voices-<v>.bin)`);
     return null;

@@ -60,7 +60,8 @@ export function orderVoices<T extends Voice>(voices: readonly T[], languages: re
     return { v, i, group, lang, quality: own ? 0 : qualityScore(v) };
   });
   keyed.sort(
-    (a, b) => a.group - b.group || a.lang - b.lang || b.quality - a.quality || byName.compare(a.v.language_name, b.v.language_name) || a.i - b.i,
+    (a, b) =>
+      a.group - b.group || a.lang - b.lang || b.quality - a.quality || byName.compare(a.v.language_name, b.v.language_name) || a.i - b.i,
   );
   return keyed.map((k) => k.v);
 }

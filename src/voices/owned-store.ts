@@ -162,7 +162,13 @@ export class DbVoiceStore implements OwnedVoiceStore {
   }
 
   async listByOwner(ownerId: string): Promise<OwnedVoice[]> {
-    const rows = await this.db.selectFrom('voices').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('voices')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute();
     return rows.map(toVoice).filter((v): v is OwnedVoice => v !== null);
   }
 
@@ -191,7 +197,10 @@ export class DbVoiceStore implements OwnedVoiceStore {
       }
       const bytes = Number(held.bytes ?? 0) + (sample?.bytes.length ?? 0);
       if (sample && bytes > maxSampleBytes) {
-        throw new AppError('quota_exceeded', `Stored samples would take ${bytes} bytes; the limit is ${maxSampleBytes} (MAX_SAMPLE_BYTES_PER_USER); delete a cloned voice first`);
+        throw new AppError(
+          'quota_exceeded',
+          `Stored samples would take ${bytes} bytes; the limit is ${maxSampleBytes} (MAX_SAMPLE_BYTES_PER_USER); delete a cloned voice first`,
+        );
       }
       await trx.insertInto('voices').values(toRow(voice)).execute();
       if (sample) {

@@ -31,7 +31,23 @@ const GENDER_WORDS: Readonly<Record<Gender, string>> = {
 };
 
 // Words that say nothing about which voice is meant ("a british voice with a scottish accent").
-const STOP_WORDS = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'in', 'with', 'for', 'voice', 'voices', 'accent', 'speaker', 'speaking', 'sounding']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'in',
+  'with',
+  'for',
+  'voice',
+  'voices',
+  'accent',
+  'speaker',
+  'speaking',
+  'sounding',
+]);
 
 const FIELDS = ['name', 'languageNames', 'language', 'tags', 'gender', 'description', 'engine'] as const;
 type Field = (typeof FIELDS)[number];

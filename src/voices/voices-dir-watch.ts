@@ -107,7 +107,10 @@ export class VoicesDirWatch {
       await this.refresh();
     } catch (err) {
       // Never fatal: the next look tries again.
-      this.options.log.warn({ voicesDir: this.options.dir, err: { message: err instanceof Error ? err.message : String(err) } }, 'VOICES_DIR: rescanning failed');
+      this.options.log.warn(
+        { voicesDir: this.options.dir, err: { message: err instanceof Error ? err.message : String(err) } },
+        'VOICES_DIR: rescanning failed',
+      );
     }
   }
 
@@ -155,10 +158,16 @@ export class VoicesDirWatch {
     }
     if (removed.length > 0 || revised || (modelsChanged && added.length === 0)) this.options.onModelsReplaced?.();
     if (added.length > 0) {
-      log.info({ voicesDir: dir, added: added.map((v) => v.id) }, `VOICES_DIR: ${added.length} natural voice${added.length === 1 ? '' : 's'} added (${next.voices.length} loaded)`);
+      log.info(
+        { voicesDir: dir, added: added.map((v) => v.id) },
+        `VOICES_DIR: ${added.length} natural voice${added.length === 1 ? '' : 's'} added (${next.voices.length} loaded)`,
+      );
     }
     if (removed.length > 0) {
-      log.info({ voicesDir: dir, removed: removed.map((v) => v.id) }, `VOICES_DIR: ${removed.length} natural voice${removed.length === 1 ? '' : 's'} removed (${next.voices.length} loaded)`);
+      log.info(
+        { voicesDir: dir, removed: removed.map((v) => v.id) },
+        `VOICES_DIR: ${removed.length} natural voice${removed.length === 1 ? '' : 's'} removed (${next.voices.length} loaded)`,
+      );
     }
     const keys = new Set(next.problems.map(problemKey));
     for (const p of next.problems) {

@@ -13,7 +13,7 @@ const END = 0x0b;
  */
 export function activeDataRanges(binary: Uint8Array): Array<[number, number]> | null {
   let data: Uint8Array | undefined;
-  for (let at = HEADER_BYTES; at < binary.length; ) {
+  for (let at = HEADER_BYTES; at < binary.length;) {
     const id = binary[at];
     const [size, body] = readU32(binary, at + 1);
     if (id === SECTION_DATA) data = binary.subarray(body, body + size);

@@ -47,7 +47,7 @@ interface RewrittenHead {
 function rewriteHead(start: Uint8Array, total: number): RewrittenHead | null {
   const sections: { id: number; body: Uint8Array }[] = [];
   let end = total;
-  for (let at = HEADER_BYTES; at < total; ) {
+  for (let at = HEADER_BYTES; at < total;) {
     if (at >= start.length) return null;
     const id = start[at];
     if (FIRST_UNTOUCHED.has(id)) {

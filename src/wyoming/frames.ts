@@ -74,7 +74,8 @@ export class FrameReader {
       if (!this.pending) {
         const newline = this.buffered.indexOf(0x0a);
         if (newline < 0) {
-          if (this.buffered.length > FRAME_LIMITS.headerBytes) throw new FrameError(`event header longer than ${FRAME_LIMITS.headerBytes} bytes`);
+          if (this.buffered.length > FRAME_LIMITS.headerBytes)
+            throw new FrameError(`event header longer than ${FRAME_LIMITS.headerBytes} bytes`);
           return undefined;
         }
         if (newline > FRAME_LIMITS.headerBytes) throw new FrameError(`event header longer than ${FRAME_LIMITS.headerBytes} bytes`);
@@ -110,7 +111,8 @@ export class FrameReader {
         }
         if (!isRecord(extra)) throw new FrameError('event data must be a JSON object');
         // Defined, not assigned: a "__proto__" key must stay a plain field.
-        for (const [k, v] of Object.entries(extra)) Object.defineProperty(event.data, k, { value: v, enumerable: true, writable: true, configurable: true });
+        for (const [k, v] of Object.entries(extra))
+          Object.defineProperty(event.data, k, { value: v, enumerable: true, writable: true, configurable: true });
       }
       if (payloadLength > 0) event.payload = Uint8Array.prototype.slice.call(this.buffered, dataLength, dataLength + payloadLength);
       // A view: the received buffer it shares stays bounded by what the server lets a connection buffer.

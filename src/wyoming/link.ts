@@ -78,17 +78,31 @@ export class WyomingLink {
 
   /** The key Wyoming bills now, with its name; null when none is connected or the connected key was revoked. */
   async current(): Promise<WyomingConnection | null> {
-    const query = this.db.selectFrom('api_keys').select(['api_keys.id', 'api_keys.user_id', 'api_keys.name', 'api_keys.last4']).where('api_keys.revoked_at', 'is', null);
+    const query = this.db
+      .selectFrom('api_keys')
+      .select(['api_keys.id', 'api_keys.user_id', 'api_keys.name', 'api_keys.last4'])
+      .where('api_keys.revoked_at', 'is', null);
     if (this.fixed) {
       const row = await query.where('api_keys.id', '=', this.fixed.keyId).executeTakeFirst();
-      return row ? { keyId: row.id, userId: row.user_id, keyName: row.name, maskedKey: maskKey(row.last4), connectedAt: null, source: 'environment' } : null;
+      return row
+        ? { keyId: row.id, userId: row.user_id, keyName: row.name, maskedKey: maskKey(row.last4), connectedAt: null, source: 'environment' }
+        : null;
     }
     const row = await query
       .innerJoin('wyoming_link', 'wyoming_link.key_id', 'api_keys.id')
       .select('wyoming_link.connected_at')
       .where('wyoming_link.id', '=', LINK_ID)
       .executeTakeFirst();
-    return row ? { keyId: row.id, userId: row.user_id, keyName: row.name, maskedKey: maskKey(row.last4), connectedAt: row.connected_at, source: 'dashboard' } : null;
+    return row
+      ? {
+          keyId: row.id,
+          userId: row.user_id,
+          keyName: row.name,
+          maskedKey: maskKey(row.last4),
+          connectedAt: row.connected_at,
+          source: 'dashboard',
+        }
+      : null;
   }
 
   /**
@@ -107,7 +121,8 @@ export class WyomingLink {
       .executeTakeFirst();
     if (!key) throw new AppError('key_not_found', `No active key "${keyId.slice(0, 100)}" of yours`);
     // Wyoming only speaks: a key without the speech scope would be refused on every request.
-    if (!key.scopes.split(' ').includes('speech')) throw new AppError('insufficient_scope', 'This key lacks the "speech" scope Wyoming needs to speak');
+    if (!key.scopes.split(' ').includes('speech'))
+      throw new AppError('insufficient_scope', 'This key lacks the "speech" scope Wyoming needs to speak');
     const now = new Date().toISOString();
     const result = await this.db
       .insertInto('wyoming_link')
@@ -119,7 +134,15 @@ export class WyomingLink {
           .where((eb) =>
             eb.or([
               eb('wyoming_link.user_id', '=', userId),
-              eb.not(eb.exists(eb.selectFrom('api_keys').select('api_keys.id').whereRef('api_keys.id', '=', 'wyoming_link.key_id').where('api_keys.revoked_at', 'is', null))),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('api_keys')
+                    .select('api_keys.id')
+                    .whereRef('api_keys.id', '=', 'wyoming_link.key_id')
+                    .where('api_keys.revoked_at', 'is', null),
+                ),
+              ),
             ]),
           ),
       )
@@ -162,7 +185,13 @@ export class WyomingLink {
         outcome: entry.outcome.slice(0, 64),
       })
       .execute();
-    const oldest = await this.db.selectFrom('wyoming_requests').select('served_at').orderBy('served_at', 'desc').offset(KEPT_REQUESTS - 1).limit(1).executeTakeFirst();
+    const oldest = await this.db
+      .selectFrom('wyoming_requests')
+      .select('served_at')
+      .orderBy('served_at', 'desc')
+      .offset(KEPT_REQUESTS - 1)
+      .limit(1)
+      .executeTakeFirst();
     if (oldest) await this.db.deleteFrom('wyoming_requests').where('served_at', '<', oldest.served_at).execute();
   }
 
@@ -174,7 +203,14 @@ export class WyomingLink {
     const rows = await this.db
       .selectFrom('wyoming_requests')
       .leftJoin('api_keys', 'api_keys.id', 'wyoming_requests.key_id')
-      .select(['wyoming_requests.served_at', 'wyoming_requests.client', 'wyoming_requests.voice_id', 'wyoming_requests.characters', 'wyoming_requests.audio_ms', 'wyoming_requests.outcome'])
+      .select([
+        'wyoming_requests.served_at',
+        'wyoming_requests.client',
+        'wyoming_requests.voice_id',
+        'wyoming_requests.characters',
+        'wyoming_requests.audio_ms',
+        'wyoming_requests.outcome',
+      ])
       .where((eb) => eb.or([eb('wyoming_requests.key_id', 'is', null), eb('api_keys.user_id', '=', userId)]))
       .orderBy('wyoming_requests.served_at', 'desc')
       .limit(limit)

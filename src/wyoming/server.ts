@@ -139,7 +139,12 @@ export class WyomingServer {
     const { limits } = this.deps;
     if (held >= limits.connectionsPerAddress) {
       // Only this address is refused: one client holding its share locks nobody else out.
-      socket.end(encodeEvent('error', { code: 'rate_limited', text: `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)` }));
+      socket.end(
+        encodeEvent('error', {
+          code: 'rate_limited',
+          text: `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)`,
+        }),
+      );
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
@@ -261,7 +266,8 @@ class Connection {
       }
     } catch (err) {
       // A broken frame cannot be skipped (its lengths are not to be trusted): this connection ends, others go on.
-      if (err instanceof FrameError) this.deps.log.info({ reason: err.message, client: this.client }, 'Wyoming: bad frame, connection closed');
+      if (err instanceof FrameError)
+        this.deps.log.info({ reason: err.message, client: this.client }, 'Wyoming: bad frame, connection closed');
       else this.deps.log.error({ err }, 'Wyoming: connection failed');
       this.socket.destroy();
       return;
@@ -331,7 +337,13 @@ class Connection {
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
         await this.send('synthesize-stopped', {});
-        await this.log({ voice: stream.voice, characters: stream.characters, audioSeconds: stream.audioSeconds, outcome: stream.outcome, payer: null });
+        await this.log({
+          voice: stream.voice,
+          characters: stream.characters,
+          audioSeconds: stream.audioSeconds,
+          outcome: stream.outcome,
+          payer: null,
+        });
         return this.endIfSpent();
       }
       default:
@@ -397,7 +409,9 @@ class Connection {
    * Runs a synthesis whose audio goes out as audio-start (unless one was already sent) and audio-chunks, within
    * the connection's audio budget. Failures become an `error` event.
    */
-  private async attempt(run: (audio: { start(speech: Speech, started: boolean): Promise<void>; chunk(chunk: SpeechChunk): Promise<void> }) => Promise<void>): Promise<Spoken> {
+  private async attempt(
+    run: (audio: { start(speech: Speech, started: boolean): Promise<void>; chunk(chunk: SpeechChunk): Promise<void> }) => Promise<void>,
+  ): Promise<Spoken> {
     const { limits } = this.deps;
     this.lastPayer = null;
     let audioSeconds = 0;
@@ -446,11 +460,24 @@ class Connection {
   }
 
   /** Logs a request for the dashboard; a failure to log never fails the request. */
-  private async log(entry: { voice: string | undefined; characters: number; audioSeconds: number; outcome: string; payer: WyomingPayer | null }): Promise<void> {
+  private async log(entry: {
+    voice: string | undefined;
+    characters: number;
+    audioSeconds: number;
+    outcome: string;
+    payer: WyomingPayer | null;
+  }): Promise<void> {
     if (entry.outcome === 'cancelled') return;
     const payer = entry.payer ?? (await this.deps.link.payer().catch(() => null));
     await this.deps.link
-      .record({ keyId: payer?.keyId ?? null, client: this.client, voiceId: entry.voice ?? null, characters: entry.characters, audioSeconds: entry.audioSeconds, outcome: entry.outcome })
+      .record({
+        keyId: payer?.keyId ?? null,
+        client: this.client,
+        voiceId: entry.voice ?? null,
+        characters: entry.characters,
+        audioSeconds: entry.audioSeconds,
+        outcome: entry.outcome,
+      })
       .catch((err: unknown) => this.deps.log.warn({ err }, 'Wyoming: could not log a request'));
   }
 

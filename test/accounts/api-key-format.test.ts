@@ -30,7 +30,14 @@ test('every single-character change is caught by the checksum', () => {
 });
 
 test('malformed keys are refused', () => {
-  for (const bad of ['', 'service_sk_', 'sk_live_abc', `${generateKey().key}x`, generateKey().key.slice(0, -1), `Service_sk_${generateKey().key.slice(11)}`]) {
+  for (const bad of [
+    '',
+    'service_sk_',
+    'sk_live_abc',
+    `${generateKey().key}x`,
+    generateKey().key.slice(0, -1),
+    `Service_sk_${generateKey().key.slice(11)}`,
+  ]) {
     assert.equal(parseKey(bad), null, bad);
   }
 });

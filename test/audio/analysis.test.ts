@@ -64,8 +64,17 @@ test('measurePitch is not fooled an octave up by a weak fundamental or strong ha
   const rate = 24000;
   const weakFundamental = harmonics(110, [0.15, 1, 0.6, 0.4, 0.2], 1.5, rate);
   const missingFundamental = harmonics(150, [0, 1, 0.8, 0.5], 1.5, rate);
-  const buzzy = harmonics(90, Array.from({ length: 40 }, (_, h) => 1 / (h + 1)), 1.5, rate);
-  for (const [x, f] of [[weakFundamental, 110], [missingFundamental, 150], [buzzy, 90]] as const) {
+  const buzzy = harmonics(
+    90,
+    Array.from({ length: 40 }, (_, h) => 1 / (h + 1)),
+    1.5,
+    rate,
+  );
+  for (const [x, f] of [
+    [weakFundamental, 110],
+    [missingFundamental, 150],
+    [buzzy, 90],
+  ] as const) {
     const p = measurePitch(x, rate);
     assert.ok(semitones(p.medianHz, f) < 1, `expected ${f} Hz, got ${p.medianHz}`);
     assert.ok(semitones(p.p10Hz, f) < 1 && semitones(p.p90Hz, f) < 1, `spread ${p.p10Hz}-${p.p90Hz} around ${f}`);
@@ -164,7 +173,10 @@ test('measureSpeakingRate follows espeak-ng -s and ignores pitch', { skip: SKIP_
 
   const a = measureSpeakingRate((await speech('espeak-ng', ['-p', '30', TEXT], 'r30')).samples, 22050);
   const b = measureSpeakingRate((await speech('espeak-ng', ['-p', '70', TEXT], 'r70')).samples, 22050);
-  assert.ok(Math.abs(a.syllablesPerSecond - b.syllablesPerSecond) / a.syllablesPerSecond < 0.15, `${a.syllablesPerSecond} vs ${b.syllablesPerSecond}`);
+  assert.ok(
+    Math.abs(a.syllablesPerSecond - b.syllablesPerSecond) / a.syllablesPerSecond < 0.15,
+    `${a.syllablesPerSecond} vs ${b.syllablesPerSecond}`,
+  );
 });
 
 test('spectralFeatures separates tone, white noise and dark noise', () => {
@@ -177,7 +189,10 @@ test('spectralFeatures separates tone, white noise and dark noise', () => {
     brown[i] = acc;
   }
   const tone = spectralFeatures(sine(1000, 2, rate), rate);
-  const w = spectralFeatures(white.map((v) => v * 0.3), rate);
+  const w = spectralFeatures(
+    white.map((v) => v * 0.3),
+    rate,
+  );
   const b = spectralFeatures(brown, rate);
   assert.ok(Math.abs(tone.centroidHz - 1000) < 60, `tone centroid ${tone.centroidHz}`);
   assert.ok(tone.flatness < 0.05, `tone flatness ${tone.flatness}`);

@@ -37,24 +37,138 @@ const SINE = (rate: number, seconds: number) => ['-f', 'lavfi', '-i', `sine=freq
 const ff = (out: string, input: string[], args: string[]) => run('ffmpeg', ['-v', 'error', '-y', ...input, ...args, out]);
 
 const FIXTURES: Fixture[] = [
-  { name: 'ffmpeg wav s16 stereo 44.1k', container: 'wav', rate: 44100, seconds: 2.5, slack: 0, lossless: true, make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'pcm_s16le']) },
-  { name: 'ffmpeg wav float32 22.05k', container: 'wav', rate: 22050, seconds: 2, slack: 0, lossless: true, make: (o) => ff(o, SINE(22050, 2), ['-c:a', 'pcm_f32le']) },
-  { name: 'ffmpeg wav 24-bit 3ch (extensible)', container: 'wav', rate: 48000, seconds: 1.5, slack: 0, lossless: true, make: (o) => ff(o, SINE(48000, 1.5), ['-filter_complex', '[0:a][0:a][0:a]amerge=inputs=3', '-c:a', 'pcm_s24le']) },
-  { name: 'ffmpeg wav u8 11.025k', container: 'wav', rate: 11025, seconds: 2, slack: 0, lossless: true, make: (o) => ff(o, SINE(11025, 2), ['-c:a', 'pcm_u8']) },
-  { name: 'ffmpeg wav mu-law 8k', container: 'wav', rate: 8000, seconds: 2, slack: 0, lossless: true, make: (o) => ff(o, SINE(8000, 2), ['-c:a', 'pcm_mulaw']) },
-  { name: 'ffmpeg wav a-law 8k', container: 'wav', rate: 8000, seconds: 2, slack: 0, lossless: true, make: (o) => ff(o, SINE(8000, 2), ['-c:a', 'pcm_alaw']) },
-  { name: 'ffmpeg mp3 (LAME tag) stereo 44.1k', container: 'mp3', rate: 44100, seconds: 2.5, slack: 0, make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'libmp3lame', '-b:a', '96k']) },
-  { name: 'ffmpeg mp3 with ID3 tags 22.05k', container: 'mp3', rate: 22050, seconds: 3, slack: 0, make: (o) => ff(o, SINE(22050, 3), ['-c:a', 'libmp3lame', '-metadata', 'title=Sample', '-id3v2_version', '3']) },
-  { name: 'ffmpeg ogg opus stereo', container: 'ogg-opus', rate: 48000, seconds: 2.5, slack: 0, make: (o) => ff(o, SINE(48000, 2.5), ['-ac', '2', '-c:a', 'libopus', '-f', 'ogg']) },
-  { name: 'ffmpeg ogg opus from 16k', container: 'ogg-opus', rate: 48000, seconds: 2, slack: 0, make: (o) => ff(o, SINE(16000, 2), ['-c:a', 'libopus', '-f', 'ogg']) },
-  { name: 'ffmpeg ogg vorbis 44.1k', container: 'ogg-vorbis', rate: 44100, seconds: 2.5, slack: 0, make: (o) => ff(o, SINE(44100, 2.5), ['-c:a', 'libvorbis', '-f', 'ogg']) },
-  { name: 'ffmpeg flac stereo 44.1k', container: 'flac', rate: 44100, seconds: 2.5, slack: 0, lossless: true, make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'flac']) },
+  {
+    name: 'ffmpeg wav s16 stereo 44.1k',
+    container: 'wav',
+    rate: 44100,
+    seconds: 2.5,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'pcm_s16le']),
+  },
+  {
+    name: 'ffmpeg wav float32 22.05k',
+    container: 'wav',
+    rate: 22050,
+    seconds: 2,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(22050, 2), ['-c:a', 'pcm_f32le']),
+  },
+  {
+    name: 'ffmpeg wav 24-bit 3ch (extensible)',
+    container: 'wav',
+    rate: 48000,
+    seconds: 1.5,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(48000, 1.5), ['-filter_complex', '[0:a][0:a][0:a]amerge=inputs=3', '-c:a', 'pcm_s24le']),
+  },
+  {
+    name: 'ffmpeg wav u8 11.025k',
+    container: 'wav',
+    rate: 11025,
+    seconds: 2,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(11025, 2), ['-c:a', 'pcm_u8']),
+  },
+  {
+    name: 'ffmpeg wav mu-law 8k',
+    container: 'wav',
+    rate: 8000,
+    seconds: 2,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(8000, 2), ['-c:a', 'pcm_mulaw']),
+  },
+  {
+    name: 'ffmpeg wav a-law 8k',
+    container: 'wav',
+    rate: 8000,
+    seconds: 2,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(8000, 2), ['-c:a', 'pcm_alaw']),
+  },
+  {
+    name: 'ffmpeg mp3 (LAME tag) stereo 44.1k',
+    container: 'mp3',
+    rate: 44100,
+    seconds: 2.5,
+    slack: 0,
+    make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'libmp3lame', '-b:a', '96k']),
+  },
+  {
+    name: 'ffmpeg mp3 with ID3 tags 22.05k',
+    container: 'mp3',
+    rate: 22050,
+    seconds: 3,
+    slack: 0,
+    make: (o) => ff(o, SINE(22050, 3), ['-c:a', 'libmp3lame', '-metadata', 'title=Sample', '-id3v2_version', '3']),
+  },
+  {
+    name: 'ffmpeg ogg opus stereo',
+    container: 'ogg-opus',
+    rate: 48000,
+    seconds: 2.5,
+    slack: 0,
+    make: (o) => ff(o, SINE(48000, 2.5), ['-ac', '2', '-c:a', 'libopus', '-f', 'ogg']),
+  },
+  {
+    name: 'ffmpeg ogg opus from 16k',
+    container: 'ogg-opus',
+    rate: 48000,
+    seconds: 2,
+    slack: 0,
+    make: (o) => ff(o, SINE(16000, 2), ['-c:a', 'libopus', '-f', 'ogg']),
+  },
+  {
+    name: 'ffmpeg ogg vorbis 44.1k',
+    container: 'ogg-vorbis',
+    rate: 44100,
+    seconds: 2.5,
+    slack: 0,
+    make: (o) => ff(o, SINE(44100, 2.5), ['-c:a', 'libvorbis', '-f', 'ogg']),
+  },
+  {
+    name: 'ffmpeg flac stereo 44.1k',
+    container: 'flac',
+    rate: 44100,
+    seconds: 2.5,
+    slack: 0,
+    lossless: true,
+    make: (o) => ff(o, SINE(44100, 2.5), ['-ac', '2', '-c:a', 'flac']),
+  },
 ];
 if (HAS_SOX) {
   FIXTURES.push(
-    { name: 'sox wav 24-bit 16k', container: 'wav', rate: 16000, seconds: 2, slack: 0, lossless: true, make: (o) => run('sox', ['-n', '-r', '16000', '-b', '24', o, 'synth', '2', 'sine', '220']) },
-    { name: 'sox flac 24-bit 32k stereo', container: 'flac', rate: 32000, seconds: 2, slack: 0, lossless: true, make: (o) => run('sox', ['-n', '-r', '32000', '-b', '24', '-c', '2', o, 'synth', '2', 'sine', '220']) },
-    { name: 'sox ogg vorbis 16k', container: 'ogg-vorbis', rate: 16000, seconds: 2, slack: 0, make: (o) => run('sox', ['-n', '-r', '16000', o, 'synth', '2', 'sine', '220']) },
+    {
+      name: 'sox wav 24-bit 16k',
+      container: 'wav',
+      rate: 16000,
+      seconds: 2,
+      slack: 0,
+      lossless: true,
+      make: (o) => run('sox', ['-n', '-r', '16000', '-b', '24', o, 'synth', '2', 'sine', '220']),
+    },
+    {
+      name: 'sox flac 24-bit 32k stereo',
+      container: 'flac',
+      rate: 32000,
+      seconds: 2,
+      slack: 0,
+      lossless: true,
+      make: (o) => run('sox', ['-n', '-r', '32000', '-b', '24', '-c', '2', o, 'synth', '2', 'sine', '220']),
+    },
+    {
+      name: 'sox ogg vorbis 16k',
+      container: 'ogg-vorbis',
+      rate: 16000,
+      seconds: 2,
+      slack: 0,
+      make: (o) => run('sox', ['-n', '-r', '16000', o, 'synth', '2', 'sine', '220']),
+    },
   );
 }
 const EXT: Record<UploadContainer, string> = { wav: 'wav', mp3: 'mp3', 'ogg-opus': 'opus', 'ogg-vorbis': 'ogg', flac: 'flac' };
@@ -99,8 +213,14 @@ test('the declared file name or type plays no part: detection is by content', { 
   assert.equal((await decodeUpload(readFileSync(path), { maxSeconds: 30 })).container, 'flac');
 });
 
-test('round-trips the service\'s own encoders (buffered mp3 and opus come back at the exact length)', async () => {
-  for (const [format, container, rate] of [['mp3', 'mp3', 24000], ['opus', 'ogg-opus', 48000], ['flac', 'flac', 24000], ['wav', 'wav', 24000], ['mulaw', 'wav', 8000]] as const) {
+test("round-trips the service's own encoders (buffered mp3 and opus come back at the exact length)", async () => {
+  for (const [format, container, rate] of [
+    ['mp3', 'mp3', 24000],
+    ['opus', 'ogg-opus', 48000],
+    ['flac', 'flac', 24000],
+    ['wav', 'wav', 24000],
+    ['mulaw', 'wav', 8000],
+  ] as const) {
     for (const buffered of [false, true]) {
       const enc = await createEncoder(format, { buffered });
       const x = sine(220, 1.5, enc.sampleRate);
@@ -121,7 +241,13 @@ test('rejects text and unknown binary as unsupported', async () => {
   await rejects(readFileSync(new URL(import.meta.url)), 'unsupported');
   const aiffLike = Buffer.concat([Buffer.from('FORM\0\0\0\x20AIFFCOMM'), Buffer.alloc(64)]);
   await rejects(aiffLike, 'unsupported');
-  const oggSpeex = Buffer.concat([Buffer.from('OggS\0\x02'), Buffer.alloc(20), Buffer.from([1, 8]), Buffer.from('Speex   '), Buffer.alloc(80)]);
+  const oggSpeex = Buffer.concat([
+    Buffer.from('OggS\0\x02'),
+    Buffer.alloc(20),
+    Buffer.from([1, 8]),
+    Buffer.from('Speex   '),
+    Buffer.alloc(80),
+  ]);
   await rejects(oggSpeex, 'unsupported');
   const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypM4A '), Buffer.alloc(64)]);
   await rejects(mp4, 'unsupported');

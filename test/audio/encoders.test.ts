@@ -84,14 +84,28 @@ function expected(format: EncodeFormat, buffered: boolean): Expect {
       return { codec: 'pcm_mulaw', probeRate: 8000, durationSlack: [0, 0.001], extraSamples: [0, 0], decodeRate: 8000, aligned: true };
     case 'flac':
       // Streamed FLAC says "total samples unknown"; ffprobe then reports N/A. Buffered has the count.
-      return { codec: 'flac', probeRate: 24000, durationSlack: buffered ? [0, 0.001] : 'n/a', extraSamples: [0, 0], decodeRate: 24000, aligned: true };
+      return {
+        codec: 'flac',
+        probeRate: 24000,
+        durationSlack: buffered ? [0, 0.001] : 'n/a',
+        extraSamples: [0, 0],
+        decodeRate: 24000,
+        aligned: true,
+      };
     case 'opus':
       // ffprobe (5.1) adds the 6.5 ms pre-skip to the duration; decoders drop it and the end padding.
       return { codec: 'opus', probeRate: 48000, durationSlack: [0, 0.02], extraSamples: [0, 0], decodeRate: 48000, aligned: true };
     case 'mp3':
       return buffered
         ? { codec: 'mp3', probeRate: 24000, durationSlack: MP3_SLACK, extraSamples: [0, 0], decodeRate: 24000, aligned: true }
-        : { codec: 'mp3', probeRate: 24000, durationSlack: MP3_SLACK, extraSamples: [1105, 1105 + 1152], decodeRate: 24000, aligned: false };
+        : {
+            codec: 'mp3',
+            probeRate: 24000,
+            durationSlack: MP3_SLACK,
+            extraSamples: [1105, 1105 + 1152],
+            decodeRate: 24000,
+            aligned: false,
+          };
     default:
       throw new Error(`${format} has no container`);
   }
@@ -155,7 +169,7 @@ test('ogg opus: valid pages, real pre-skip, EOS last, granule trimmed to the tru
   const b = out.bytes;
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const pages: Array<{ flags: number; granule: bigint; seq: number; body: Uint8Array }> = [];
-  for (let at = 0; at < b.length; ) {
+  for (let at = 0; at < b.length;) {
     assert.equal(String.fromCharCode(...b.subarray(at, at + 4)), 'OggS', `capture pattern at ${at}`);
     const nseg = b[at + 26];
     const lacing = b.subarray(at + 27, at + 27 + nseg);
@@ -165,7 +179,12 @@ test('ogg opus: valid pages, real pre-skip, EOS last, granule trimmed to the tru
     const crc = new DataView(page.buffer).getUint32(22, true);
     page.fill(0, 22, 26);
     assert.equal(oggCrc(page), crc, `crc of page ${pages.length}`);
-    pages.push({ flags: b[at + 5], granule: v.getBigInt64(at + 6, true), seq: v.getUint32(at + 18, true), body: b.subarray(at + 27 + nseg, end) });
+    pages.push({
+      flags: b[at + 5],
+      granule: v.getBigInt64(at + 6, true),
+      seq: v.getUint32(at + 18, true),
+      body: b.subarray(at + 27 + nseg, end),
+    });
     at = end;
   }
   assert.ok(pages.length >= 4);
@@ -221,7 +240,10 @@ test('raw pcm decodes with ffmpeg as s16le 24 kHz at the right pitch', { skip: S
 test('pcm clips out-of-range samples instead of wrapping', async () => {
   const enc = await createEncoder('pcm');
   const b = Buffer.from(enc.write(Float32Array.of(1.5, -1.5, 1, -1, 0)));
-  assert.deepEqual([0, 2, 4, 6, 8].map((o) => b.readInt16LE(o)), [32767, -32768, 32767, -32767, 0]);
+  assert.deepEqual(
+    [0, 2, 4, 6, 8].map((o) => b.readInt16LE(o)),
+    [32767, -32768, 32767, -32767, 0],
+  );
 });
 
 test('pcm rounds halves up, in the vector body and the scalar tail alike, and writes NaN as silence', async () => {
@@ -294,7 +316,11 @@ test('a streamed wav or mu-law file whose length is known gets its real sizes; o
     assert.equal(String.fromCharCode(...fixed.subarray(dataAt - 8, dataAt - 4)), 'data');
     assert.equal(v.getUint32(dataAt - 4, true), streamed.length - dataAt);
     // The samples are those of the buffered file, whose header is the only other difference.
-    assert.ok(Buffer.from(fixed.subarray(dataAt, dataAt + streamed.length - dataAt)).equals(Buffer.from(buffered.subarray(buffered.length - (streamed.length - dataAt)))));
+    assert.ok(
+      Buffer.from(fixed.subarray(dataAt, dataAt + streamed.length - dataAt)).equals(
+        Buffer.from(buffered.subarray(buffered.length - (streamed.length - dataAt))),
+      ),
+    );
     assert.equal(parts[0][4], 0xff, 'the input is not changed');
   }
   const notWav = [new Uint8Array([1, 2, 3])];

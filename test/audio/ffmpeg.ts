@@ -37,9 +37,14 @@ export function probe(path: string, extraArgs: string[] = []): Probe {
   const r = spawnSync(
     'ffprobe',
     [
-      '-v', 'error', ...extraArgs,
-      '-show_entries', 'stream=codec_name,sample_rate,channels:format=duration,format_name',
-      '-of', 'json', path,
+      '-v',
+      'error',
+      ...extraArgs,
+      '-show_entries',
+      'stream=codec_name,sample_rate,channels:format=duration,format_name',
+      '-of',
+      'json',
+      path,
     ],
     { encoding: 'utf8' },
   );
@@ -64,8 +69,18 @@ export function ffmpegDecode(path: string, opts: { rate?: number; inputArgs?: st
   const r = spawnSync(
     'ffmpeg',
     [
-      '-v', 'error', ...(opts.inputArgs ?? []), '-i', path,
-      ...(opts.filter ? ['-af', opts.filter] : []), '-ac', '1', ...(opts.rate ? ['-ar', String(opts.rate)] : []), '-f', 'f32le', '-',
+      '-v',
+      'error',
+      ...(opts.inputArgs ?? []),
+      '-i',
+      path,
+      ...(opts.filter ? ['-af', opts.filter] : []),
+      '-ac',
+      '1',
+      ...(opts.rate ? ['-ar', String(opts.rate)] : []),
+      '-f',
+      'f32le',
+      '-',
     ],
     { maxBuffer: 1 << 28 },
   );

@@ -23,7 +23,11 @@ function sine(rate: number, hz: number, amplitude: number, seconds: number, phas
 function ffmpegR128(x: Float32Array, rate: number, name: string): { integrated: number; truePeak: number } {
   const path = tmp.file(`${name}.f32`, new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
   const meter = (filter: string): string => {
-    const r = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-f', 'f32le', '-ar', String(rate), '-ac', '1', '-i', path, '-af', filter, '-f', 'null', '-'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'ffmpeg',
+      ['-hide_banner', '-nostats', '-f', 'f32le', '-ar', String(rate), '-ac', '1', '-i', path, '-af', filter, '-f', 'null', '-'],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     return r.stderr.slice(r.stderr.lastIndexOf('Summary:'));
   };
@@ -62,7 +66,10 @@ describe('integrated loudness (BS.1770)', () => {
   test('speech: agrees with ffmpeg ebur128 within 0.3 LU', { skip: SKIP_NO_FFMPEG }, async () => {
     const engine = await loadEngine('flite');
     for (const base of ['slt', 'kal16']) {
-      const a = await render(engine, 'A sentence or two of speech, to be measured by two independent loudness meters.', { engine: 'flite', base });
+      const a = await render(engine, 'A sentence or two of speech, to be measured by two independent loudness meters.', {
+        engine: 'flite',
+        base,
+      });
       const ours = integratedLoudness(a.samples, a.rate);
       const theirs = ffmpegR128(a.samples, a.rate, `speech-${base}`).integrated;
       assert.ok(Math.abs(ours - theirs) < 0.3, `${base}: ours ${ours.toFixed(2)}, ffmpeg ${theirs}`);

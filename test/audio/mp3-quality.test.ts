@@ -45,7 +45,7 @@ test('mp3 encoders run at LAME quality 7', async () => {
   assert.equal(lameQuality(), 7);
 });
 
-test('mp3 at quality 7 is as close to the input as LAME\'s default q=3 (within 1 dB SNR)', { skip: SKIP_NO_FFMPEG }, async () => {
+test("mp3 at quality 7 is as close to the input as LAME's default q=3 (within 1 dB SNR)", { skip: SKIP_NO_FFMPEG }, async () => {
   const rate = 24_000;
   const x = buzz(4, rate);
   const snr = async (bytes: Uint8Array): Promise<number> => {

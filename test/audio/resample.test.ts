@@ -67,7 +67,10 @@ for (const [name, make] of Object.entries(IMPLEMENTATIONS)) {
       });
     }
 
-    for (const [inRate, outRate] of [[22050, 24000], [8000, 48000]] as const) {
+    for (const [inRate, outRate] of [
+      [22050, 24000],
+      [8000, 48000],
+    ] as const) {
       // 0.8 s is more than one kernel call's worth of input either way: one-shot crosses blocks too.
       test(`streaming output equals one-shot output (${inRate} -> ${outRate})`, async () => {
         const x = sine(330, 0.8, inRate);
@@ -85,7 +88,11 @@ for (const [name, make] of Object.entries(IMPLEMENTATIONS)) {
     });
 
     test('the speech band keeps its level through the lighter filter (22 050 -> 24 000) and the full one (16 000 -> 24 000)', async () => {
-      for (const [inRate, freq] of [[22050, 7000], [22050, 8000], [16000, 7000]] as const) {
+      for (const [inRate, freq] of [
+        [22050, 7000],
+        [22050, 8000],
+        [16000, 7000],
+      ] as const) {
         const x = sine(freq, 0.5, inRate);
         const y = run(await make(inRate, 24000), x, x.length);
         const db = 20 * Math.log10(rms(y.subarray(500, -500)) / rms(x));
@@ -115,7 +122,12 @@ for (const [name, make] of Object.entries(IMPLEMENTATIONS)) {
 
 test('the two resamplers agree within the speech band', async () => {
   const x = new Float32Array(22050);
-  for (const [f, a] of [[180, 0.3], [1200, 0.2], [3100, 0.15], [6500, 0.1]]) {
+  for (const [f, a] of [
+    [180, 0.3],
+    [1200, 0.2],
+    [3100, 0.15],
+    [6500, 0.1],
+  ]) {
     const s = sine(f, 1, 22050, a);
     for (let i = 0; i < x.length; i++) x[i] += s[i];
   }

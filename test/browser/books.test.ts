@@ -27,8 +27,18 @@ before(async () => {
     buildEpub(
       [
         // Long enough to render in several pieces, so the bars are seen part-way.
-        { title: 'Arrival', paragraphs: Array.from({ length: 8 }, (_, i) => `The train came into the station late in the evening (${i + 1}), and nobody was waiting on the platform. She carried her one bag up the hill.`) },
-        { title: 'The House', paragraphs: ['The house stood at the end of the lane, its windows dark, its garden wild with summer grass.'] },
+        {
+          title: 'Arrival',
+          paragraphs: Array.from(
+            { length: 8 },
+            (_, i) =>
+              `The train came into the station late in the evening (${i + 1}), and nobody was waiting on the platform. She carried her one bag up the hill.`,
+          ),
+        },
+        {
+          title: 'The House',
+          paragraphs: ['The house stood at the end of the lane, its windows dark, its garden wild with summer grass.'],
+        },
         { title: 'Morning', paragraphs: ['In the morning the fog lifted, and the whole valley lay below her in the sun.'] },
       ],
       { title: 'The Valley', author: 'A. Writer' },
@@ -62,12 +72,17 @@ describe('Books page in Chromium', { skip }, () => {
     const seen = new Set<string>();
     const deadline = Date.now() + UI_TIMEOUT;
     while (!(await card.getByRole('button', { name: '▶ Play the book' }).isVisible())) {
-      for (const value of await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value))) seen.add(String(value));
+      for (const value of await card
+        .locator('.chapters progress')
+        .evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value)))
+        seen.add(String(value));
       assert.ok(Date.now() < deadline, 'the book finished');
       await page.waitForTimeout(50);
     }
     assert.ok(seen.size >= 2, `the chapter bars moved (${[...seen].join(', ')})`);
-    const values = await card.locator('.chapters progress').evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value));
+    const values = await card
+      .locator('.chapters progress')
+      .evaluateAll((bars) => bars.map((p) => (p as unknown as { value: number }).value));
     assert.deepEqual(values, [1, 1, 1]);
     await card.getByText('done', { exact: true }).waitFor();
     await b.screenshot('books-01-done');

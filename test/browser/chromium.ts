@@ -27,7 +27,9 @@ export interface BrowserSession {
  * Headless Chromium with a fresh profile and none of its calls home (this machine has no network beyond
  * loopback; without these flags Chromium keeps trying and logging failures).
  */
-export async function launch(options: { viewport?: { width: number; height: number }; permissions?: string[] } = {}): Promise<BrowserSession> {
+export async function launch(
+  options: { viewport?: { width: number; height: number }; permissions?: string[] } = {},
+): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'voxsmith-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,

@@ -192,7 +192,9 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByLabel('Language').selectOption({ label: 'German' });
     await page.getByLabel('Gender').selectOption('male');
     // \bmale\b: "female" contains "male", so a looser wait passes while the gender filter is still loading.
-    await until<boolean>(`document.querySelectorAll('li.voice').length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => /de-DE.*\\bmale\\b/.test(m.textContent))`);
+    await until<boolean>(
+      `document.querySelectorAll('li.voice').length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => /de-DE.*\\bmale\\b/.test(m.textContent))`,
+    );
     const german = await cards.allInnerTexts();
     assert.ok(german.length > 0 && german.every((t) => /German/.test(t) && /\bmale\b/.test(t)), 'only German male voices');
     await page.getByLabel('Language').selectOption('');
@@ -201,7 +203,9 @@ describe('dashboard in Chromium', { skip }, () => {
 
   test('a voice preview plays in its own language: the audio element reaches ended, and the audio decodes', async () => {
     await page.getByLabel('Language').selectOption({ label: 'French' });
-    await until<boolean>(`[...document.querySelectorAll('li.voice .meta')].length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => m.textContent.includes('French'))`);
+    await until<boolean>(
+      `[...document.querySelectorAll('li.voice .meta')].length > 0 && [...document.querySelectorAll('li.voice .meta')].every((m) => m.textContent.includes('French'))`,
+    );
     const card = page.locator('li.voice').first();
     const voiceId = await card.getAttribute('data-voice-id');
     await card.getByRole('button', { name: /Play a preview of/ }).click();
@@ -238,7 +242,9 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Stream' }).click();
     const stats = page.getByTestId('stream-stats');
     await stats.waitFor();
-    await page.waitForSelector('[data-testid="stream-stats"]:is([data-state="draining"],[data-state="done"],[data-state="error"])', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="stream-stats"]:is([data-state="draining"],[data-state="done"],[data-state="error"])', {
+      timeout: 30_000,
+    });
     assert.equal(await page.getByRole('alert').count(), 0, `no error: ${await page.locator('.error').allInnerTexts()}`);
     const chunks = Number(await stats.getAttribute('data-chunks'));
     const first = Number(await stats.getAttribute('data-first-audio-ms'));
@@ -344,7 +350,14 @@ describe('dashboard in Chromium', { skip }, () => {
     await own.getByRole('heading', { name: 'Rowan' }).waitFor();
     const mine = await own.locator('li.voice').allInnerTexts();
     assert.ok(mine.length >= 2 && mine.every((t) => /Yours · (bred|cloned)/.test(t)), `own voices marked: ${mine.length}`);
-    assert.equal(await page.locator('#voice-results').getByText(/Yours ·/).count(), 0, 'built-ins carry no mark');
+    assert.equal(
+      await page
+        .locator('#voice-results')
+        .getByText(/Yours ·/)
+        .count(),
+      0,
+      'built-ins carry no mark',
+    );
     const rowanId = await own.locator('li.voice', { has: page.getByRole('heading', { name: 'Rowan' }) }).getAttribute('data-voice-id');
 
     await own.getByRole('button', { name: 'Delete Rowan' }).click();
@@ -378,7 +391,10 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.equal(await page.getByText(/\bfree\b/i).count(), 0, 'no "Free" plan label');
     const row = page.getByRole('row', { name: /reporting script/ });
     await row.waitFor();
-    assert.deepEqual((await row.getByRole('cell').allInnerTexts()).map((c) => c.trim()), ['Active', String(text.length), '1']);
+    assert.deepEqual(
+      (await row.getByRole('cell').allInnerTexts()).map((c) => c.trim()),
+      ['Active', String(text.length), '1'],
+    );
     const main = await page.locator('main').innerText();
     assert.match(main, /Dashboard \(signed-in session\)/);
     assert.match(main, /\d[\d,.\s]* characters in \d+ requests?, /);

@@ -77,7 +77,11 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       await setWidth(w);
       await page.goto(server.base + '/');
       await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
-      assert.equal(await page.getByRole('link', { name: 'API docs' }).getAttribute('href'), '/docs', 'the reference is linked before sign-in too');
+      assert.equal(
+        await page.getByRole('link', { name: 'API docs' }).getAttribute('href'),
+        '/docs',
+        'the reference is linked before sign-in too',
+      );
       await axe(`sign-in (${w.name})`);
       await b.screenshot(`first-01-sign-in-${w.name}`);
 
@@ -89,12 +93,20 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       await page.goto(`${server.base}/verify?token=${token}`);
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       assert.equal(await page.locator('header .brand img').getAttribute('src'), '/favicon.svg', 'the app’s header and logo');
-      assert.equal(await page.evaluate<string>('getComputedStyle(document.querySelector("#go")).backgroundColor'), 'rgb(58, 72, 201)', 'the app’s accent');
+      assert.equal(
+        await page.evaluate<string>('getComputedStyle(document.querySelector("#go")).backgroundColor'),
+        'rgb(58, 72, 201)',
+        'the app’s accent',
+      );
       await axe(`verify (${w.name})`);
       await b.screenshot(`first-02-verify-${w.name}`);
 
       // The link is used elsewhere first (another device, a mail scanner that clicks): this page can no longer sign in.
-      const used = await fetch(`${server.base}/api/auth/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+      const used = await fetch(`${server.base}/api/auth/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
       assert.equal(used.status, 200);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText(/invalid or already used/).waitFor();
@@ -116,9 +128,16 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
     await setWidth(WIDTHS[0]);
     const email = 'expired@example.com';
     const before = server.mail.messages.length;
-    await fetch(`${server.base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    await fetch(`${server.base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
     const token = await server.mail.tokenFor(email, before);
-    await server.app.services.db.updateTable('magic_links').set({ expires_at: new Date(Date.now() - 60_000).toISOString() }).execute();
+    await server.app.services.db
+      .updateTable('magic_links')
+      .set({ expires_at: new Date(Date.now() - 60_000).toISOString() })
+      .execute();
     await page.goto(`${server.base}/verify?token=${token}`);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText(/has expired/).waitFor();
@@ -156,7 +175,9 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
 
   test('voice picker: search, language groups with your voices first, keyboard, 338 voices without rendering them all', async () => {
     // One voice of one's own, to be listed first.
-    const bred = await page.evaluate<{ voice: { id: string } }>(`fetch('/v1/forge/breed', { method: 'POST', headers: { 'content-type': 'application/json' },
+    const bred = await page.evaluate<{
+      voice: { id: string };
+    }>(`fetch('/v1/forge/breed', { method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ parent_a: 'flite-slt', parent_b: 'flite-awb', name: 'Juniper', seed: 3 }) }).then((r) => r.json())`);
     assert.ok(bred.voice?.id, JSON.stringify(bred));
     for (const w of WIDTHS) {
@@ -172,7 +193,11 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       // The browser's language first (English here), then the others by name.
       assert.equal(groups[2], 'English');
       const languages = groups.slice(3);
-      assert.deepEqual(languages, [...languages].sort((a, b) => (a ?? '').localeCompare(b ?? '', 'en')), 'the other languages by name');
+      assert.deepEqual(
+        languages,
+        [...languages].sort((a, b) => (a ?? '').localeCompare(b ?? '', 'en')),
+        'the other languages by name',
+      );
       const rendered = await listbox.getByRole('option').count();
       assert.ok(rendered < 150, `only a window of the options is rendered: ${rendered}`);
       assert.match(await page.locator('.combo-count').innerText(), /^3\d\d voices$/);
@@ -186,7 +211,11 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       await box.press('ArrowDown');
       const second = await listbox.getByRole('option').nth(1).getAttribute('data-voice-id');
       const activeId = await box.getAttribute('aria-activedescendant');
-      assert.equal(await page.locator(`[id="${activeId}"]`).getAttribute('data-voice-id'), second, 'aria-activedescendant follows the arrows');
+      assert.equal(
+        await page.locator(`[id="${activeId}"]`).getAttribute('data-voice-id'),
+        second,
+        'aria-activedescendant follows the arrows',
+      );
       await box.press('Enter');
       assert.equal(await listbox.isVisible(), false);
       assert.match(await box.inputValue(), /German \(de-DE\), male/);
@@ -235,7 +264,10 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       const languages = await cards.locator('.meta').evaluateAll((els) => els.map((e) => (e.textContent ?? '').split(' ')[0]));
       // The service's order: the browser's language (English here) first, not Afrikaans, Albanian, Amharic.
       const english = languages.findIndex((l) => l !== 'English');
-      assert.ok(english > 10 && languages.slice(0, english).every((l) => l === 'English'), `English voices first: ${languages.slice(0, 20).join(', ')}`);
+      assert.ok(
+        english > 10 && languages.slice(0, english).every((l) => l === 'English'),
+        `English voices first: ${languages.slice(0, 20).join(', ')}`,
+      );
       const descriptions = await cards.locator('.description').allInnerTexts();
       assert.ok(!descriptions.some((d) => d.includes('eSpeak NG formant synthesis')), 'the engine sentence is not repeated on every card');
       assert.equal(new Set(descriptions).size, descriptions.length, 'every card reads differently');
@@ -281,7 +313,10 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
         try {
           await run('bash', ['-c', snippets.curl], { cwd: dir, timeout: 60_000 });
           const mp3 = readFileSync(join(dir, 'hello.mp3'));
-          assert.ok(mp3.length > 1000 && (mp3.subarray(0, 3).toString('latin1') === 'ID3' || (mp3[0] === 0xff && (mp3[1] & 0xe0) === 0xe0)), 'curl wrote an MP3');
+          assert.ok(
+            mp3.length > 1000 && (mp3.subarray(0, 3).toString('latin1') === 'ID3' || (mp3[0] === 0xff && (mp3[1] & 0xe0) === 0xe0)),
+            'curl wrote an MP3',
+          );
           const script = join(process.cwd(), `.snippet-${process.pid}.mjs`);
           writeFileSync(script, snippets['OpenAI SDK (JavaScript)']);
           try {
@@ -323,7 +358,10 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       await page.getByRole('button', { name: 'Last 7 days' }).click();
       const sevenDaysAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
       assert.equal(await page.getByLabel('From', { exact: true }).inputValue(), sevenDaysAgo);
-      await page.getByTestId('usage-total').getByText(/characters in \d+ requests?/).waitFor();
+      await page
+        .getByTestId('usage-total')
+        .getByText(/characters in \d+ requests?/)
+        .waitFor();
       await axe(`usage (${w.name})`);
       await b.screenshot(`first-11-usage-${w.name}`);
     }
@@ -358,7 +396,11 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       }
       assert.ok(level > 0.001, `the meter shows the input: ${level}`);
       assert.equal(await page.getByLabel('Input level').evaluate((el) => el.tagName), 'METER');
-      assert.match(await page.getByLabel(/What the sample says/).inputValue(), /^The North Wind and the Sun/, 'the passage is the transcript');
+      assert.match(
+        await page.getByLabel(/What the sample says/).inputValue(),
+        /^The North Wind and the Sun/,
+        'the passage is the transcript',
+      );
       await axe(`forge, recording (${w.name})`);
       await b.screenshot(`first-12-recorder-${w.name}`);
       await page.getByRole('button', { name: /Stop recording/ }).click();
@@ -379,8 +421,11 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
       assert.equal(await page.locator('link[rel="icon"]').getAttribute('type'), 'image/svg+xml');
       await speak.locator('.opblock-summary').click();
       const examples = await speak.locator('.responses-wrapper .microlight, .responses-wrapper .example').allInnerTexts();
-      // eslint-disable-next-line no-control-regex
-      assert.ok(!examples.some((e) => /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\ufffd]/.test(e)), `no binary in examples: ${JSON.stringify(examples).slice(0, 300)}`);
+      assert.ok(
+        // eslint-disable-next-line no-control-regex
+        !examples.some((e) => /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\ufffd]/.test(e)),
+        `no binary in examples: ${JSON.stringify(examples).slice(0, 300)}`,
+      );
       await speak.getByRole('button', { name: 'Try it out' }).click();
       await speak.getByRole('button', { name: 'Execute' }).click();
       const audio = speak.getByTestId('docs-audio');
@@ -392,7 +437,7 @@ describe('a new user’s first five minutes, in Chromium', { skip }, () => {
         else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
       })`);
       assert.ok(duration > 1 && duration < 10, `the answer plays: ${duration} s`);
-      assert.match(await speak.getByRole('link', { name: /Download speech\.mp3/ }).getAttribute('href') ?? '', /^blob:/);
+      assert.match((await speak.getByRole('link', { name: /Download speech\.mp3/ }).getAttribute('href')) ?? '', /^blob:/);
       await axe(`docs (${w.name})`);
       await b.screenshot(`first-13-docs-${w.name}`, { fullPage: false });
       await speak.scrollIntoViewIfNeeded();

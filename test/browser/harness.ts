@@ -31,7 +31,10 @@ export interface BrowserServer {
  * cookie-authenticated writes must carry) is the address the browser really uses. Mail goes to a real
  * SMTP sink, as in production.
  */
-export async function startBrowserServer(env: Record<string, string> = {}, options: { listenHost?: string; appOptions?: AppOptions } = {}): Promise<BrowserServer> {
+export async function startBrowserServer(
+  env: Record<string, string> = {},
+  options: { listenHost?: string; appOptions?: AppOptions } = {},
+): Promise<BrowserServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-browser-'));
   const mail = new SmtpSink();
   const smtpUrl = await mail.start();

@@ -85,7 +85,12 @@ describe('integrations in Chromium', { skip }, () => {
       await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
       await page.getByRole('heading', { level: 1, name: 'Check your mail' }).waitFor();
       const token = await server.mail.tokenFor(email, before);
-      const mailed = [...server.mail.messages].reverse().find((m) => m.to.includes(email))?.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') ?? '';
+      const mailed =
+        [...server.mail.messages]
+          .reverse()
+          .find((m) => m.to.includes(email))
+          ?.raw.replace(/=\r?\n/g, '')
+          .replace(/=3D/g, '=') ?? '';
       assert.ok(mailed.includes(`${base}/verify?token=${token}`), `the link is on ${base}`);
       await page.goto(`${base}/verify?token=${token}`);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -95,7 +100,14 @@ describe('integrations in Chromium', { skip }, () => {
       await page.locator('#key-name').fill(`from ${address}`);
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.getByRole('heading', { name: `Your new key “from ${address}”` }).waitFor();
-      assert.equal(await page.getByRole('alert').count(), 0, await page.locator('.error').allInnerTexts().then((t) => t.join(' ')));
+      assert.equal(
+        await page.getByRole('alert').count(),
+        0,
+        await page
+          .locator('.error')
+          .allInnerTexts()
+          .then((t) => t.join(' ')),
+      );
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
     }
@@ -151,23 +163,33 @@ describe('integrations in Chromium', { skip }, () => {
     assert.ok(words.includes('Voxsmith') && words.includes('Hello'), words.join(' '));
     assert.ok(!words.some((w) => w.includes('<')), 'markup is never a word');
     // Played from the start, the highlighted word moves forward through the text.
-    await page.evaluate(`(() => { const a = document.querySelector('[data-testid="speak-audio"]'); a.currentTime = 0; a.muted = true; return a.play(); })()`);
+    await page.evaluate(
+      `(() => { const a = document.querySelector('[data-testid="speak-audio"]'); a.currentTime = 0; a.muted = true; return a.play(); })()`,
+    );
     const seen: number[] = [];
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
-      const current = await page.evaluate<number | null>(`(() => { const m = document.querySelector('[data-testid="spoken-text"] mark.current'); return m ? Number(m.dataset.word) : null; })()`);
+      const current = await page.evaluate<number | null>(
+        `(() => { const m = document.querySelector('[data-testid="spoken-text"] mark.current'); return m ? Number(m.dataset.word) : null; })()`,
+      );
       if (current !== null && seen.at(-1) !== current) seen.push(current);
       if (await page.evaluate<boolean>(`document.querySelector('[data-testid="speak-audio"]').ended`)) break;
       await new Promise((r) => setTimeout(r, 40));
     }
     assert.ok(seen.length >= 5, `words highlighted: ${seen.join(',')}`);
-    assert.deepEqual([...seen].sort((x, y) => x - y), seen, 'in order');
+    assert.deepEqual(
+      [...seen].sort((x, y) => x - y),
+      seen,
+      'in order',
+    );
     assert.equal(await page.locator('[data-testid="spoken-text"] mark.current').count(), 0, 'none once it has ended');
     await page.locator('#pg-ssml').uncheck();
   });
 
   test('lexicons: "Hear it" defaults to a voice that says phoneme rules, says when the chosen one cannot, and the open lexicon survives a reload', async () => {
-    await page.evaluate(`fetch('/api/lexicons', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'names', rules: [{ grapheme: 'Voxsmith', phoneme: 'ˈvɒkssmɪθ' }, { grapheme: 'WHO', alias: 'World Health Organization' }] }) })`);
+    await page.evaluate(
+      `fetch('/api/lexicons', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'names', rules: [{ grapheme: 'Voxsmith', phoneme: 'ˈvɒkssmɪθ' }, { grapheme: 'WHO', alias: 'World Health Organization' }] }) })`,
+    );
     await page.goto(server.base + '/lexicons');
     await page.getByRole('button', { name: 'names', exact: true }).click();
     await page.getByRole('heading', { level: 2, name: 'names' }).waitFor();
@@ -212,12 +234,16 @@ describe('integrations in Chromium', { skip }, () => {
           await page.locator('#key-name').fill('shown once');
           await page.getByRole('button', { name: 'Create key' }).click();
           await page.getByRole('button', { name: 'Copy key' }).waitFor();
-          const lines = await page.evaluate<number>(`(() => { const b = [...document.querySelectorAll('button')].find((x) => x.textContent.trim() === 'Copy key'); const r = document.createRange(); r.selectNodeContents(b); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; })()`);
+          const lines = await page.evaluate<number>(
+            `(() => { const b = [...document.querySelectorAll('button')].find((x) => x.textContent.trim() === 'Copy key'); const r = document.createRange(); r.selectNodeContents(b); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; })()`,
+          );
           assert.equal(lines, 1, `“Copy key” on one line (${w.name})`);
         }
         if (path === '/') {
           // The voice picker's text stops before its ▾ button.
-          const room = await page.evaluate<number>(`(() => { const i = document.querySelector('.combo input'); const t = document.querySelector('.combo-toggle'); return (i.getBoundingClientRect().right - parseFloat(getComputedStyle(i).paddingRight)) - t.getBoundingClientRect().left; })()`);
+          const room = await page.evaluate<number>(
+            `(() => { const i = document.querySelector('.combo input'); const t = document.querySelector('.combo-toggle'); return (i.getBoundingClientRect().right - parseFloat(getComputedStyle(i).paddingRight)) - t.getBoundingClientRect().left; })()`,
+          );
           assert.ok(room <= 0, `the combobox text runs ${room}px under its ▾ (${w.name})`);
         }
         faults.push(...(await sideways()).map((f) => `${path} (${w.name}): ${f}`));
@@ -229,12 +255,17 @@ describe('integrations in Chromium', { skip }, () => {
   });
 
   test('the sign-in button stands clear of its field at both widths', async () => {
-    await page.getByRole('button', { name: /Sign out|Menu/ }).first().click();
+    await page
+      .getByRole('button', { name: /Sign out|Menu/ })
+      .first()
+      .click();
     if (await page.getByRole('button', { name: 'Sign out' }).isVisible()) await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w.width, height: w.height });
-      const gap = await page.evaluate<number>(`document.querySelector('form button[type=submit]').getBoundingClientRect().top - document.querySelector('#email').getBoundingClientRect().bottom`);
+      const gap = await page.evaluate<number>(
+        `document.querySelector('form button[type=submit]').getBoundingClientRect().top - document.querySelector('#email').getBoundingClientRect().bottom`,
+      );
       assert.ok(gap >= 8, `${gap}px between the field and the button (${w.name})`);
       assert.deepEqual(await sideways(), []);
       await axe(`sign-in (${w.name})`);

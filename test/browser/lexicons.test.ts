@@ -75,7 +75,6 @@ describe('lexicon editor in Chromium', { skip }, () => {
     const plain = await spokenSeconds('WHO', []);
     const withRule = await spokenSeconds('WHO', ['acronyms']);
     assert.ok(withRule > plain * 2, `with the rule ${withRule} s, without ${plain} s`);
-
   });
 
   test('edit a rule, make the lexicon the default, then delete the rule', async () => {
@@ -88,13 +87,17 @@ describe('lexicon editor in Chromium', { skip }, () => {
 
     await page.getByRole('button', { name: 'Make default' }).click();
     await page.getByRole('button', { name: 'Stop using as default' }).waitFor();
-    const listed = await page.evaluate<{ name: string; default: boolean }[]>(`fetch('/api/lexicons').then((r) => r.json()).then((b) => b.lexicons)`);
+    const listed = await page.evaluate<{ name: string; default: boolean }[]>(
+      `fetch('/api/lexicons').then((r) => r.json()).then((b) => b.lexicons)`,
+    );
     assert.deepEqual(
       listed.map((l) => [l.name, l.default]),
       [['acronyms', true]],
     );
     // The default applies to a request that names no lexicon.
-    const byDefault = await page.evaluate<{ normalized: string }>(`fetch('/v1/phonemize', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"WHO"}' }).then((r) => r.json())`);
+    const byDefault = await page.evaluate<{ normalized: string }>(
+      `fetch('/v1/phonemize', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"WHO"}' }).then((r) => r.json())`,
+    );
     assert.match(byDefault.normalized, /World Health Organisation/);
 
     await page.getByRole('button', { name: 'Delete “WHO”' }).click();
@@ -103,14 +106,20 @@ describe('lexicon editor in Chromium', { skip }, () => {
 
   test('import a PLS file; a malformed one is refused naming the line and column', async () => {
     await page.getByLabel('Name').fill('brands');
-    await page.getByLabel('Import a PLS file').setInputFiles({ name: 'brands.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(PLS) });
+    await page
+      .getByLabel('Import a PLS file')
+      .setInputFiles({ name: 'brands.pls', mimeType: 'application/pls+xml', buffer: Buffer.from(PLS) });
     await page.getByText('Imported 2 rules into “brands”.').waitFor();
     await page.getByRole('heading', { level: 2, name: 'brands' }).waitFor();
     await page.getByRole('cell', { name: 'National Aeronautics and Space Administration' }).waitFor();
     await page.getByRole('cell', { name: '/dʒɪf/ (IPA)' }).waitFor();
     await b.screenshot('lexicons-02-imported');
 
-    await page.getByLabel('Import a PLS file').setInputFiles({ name: 'broken.pls', mimeType: 'application/pls+xml', buffer: Buffer.from('<lexicon>\n<lexeme><grapheme>a</grapheme>\n</lexicon>') });
+    await page.getByLabel('Import a PLS file').setInputFiles({
+      name: 'broken.pls',
+      mimeType: 'application/pls+xml',
+      buffer: Buffer.from('<lexicon>\n<lexeme><grapheme>a</grapheme>\n</lexicon>'),
+    });
     const alert = page.getByRole('alert').filter({ hasText: /invalid at line 2, column 9/ });
     await alert.waitFor();
   });

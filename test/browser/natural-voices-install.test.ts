@@ -59,12 +59,18 @@ test('the first account installs a natural voice with a live progress bar, plays
   await hint.waitFor();
   await hint.getByRole('link', { name: 'Add a natural voice' }).click();
   await page.getByRole('heading', { level: 1, name: 'Natural voices' }).waitFor();
-  assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Natural voices' }).getAttribute('aria-current'), 'page');
+  assert.equal(
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Natural voices' }).getAttribute('aria-current'),
+    'page',
+  );
 
   // The catalogue opens on the browser's language; another language and a quality filter narrow it.
   const entry = page.locator('li.catalog-entry[data-name="en_US-lessac-medium"]');
   await entry.waitFor();
-  assert.ok(!(await page.locator('li.catalog-entry[data-name="de_DE-thorsten-medium"]').count()), 'German voices are not shown for an English browser');
+  assert.ok(
+    !(await page.locator('li.catalog-entry[data-name="de_DE-thorsten-medium"]').count()),
+    'German voices are not shown for an English browser',
+  );
   await page.getByLabel('Quality').selectOption('high');
   await page.locator('li.catalog-entry[data-name="en_US-ryan-high"]').waitFor();
   assert.equal(await entry.count(), 0);
@@ -90,7 +96,9 @@ test('the first account installs a natural voice with a live progress bar, plays
   // It plays at once, from the catalogue entry (the preview route, through the Piper model).
   const play = entry.getByRole('button', { name: /Play a preview of/ });
   await play.click();
-  await page.waitForSelector('li.catalog-entry[data-name="en_US-lessac-medium"] .play-button:is([data-state="ended"],[data-state="error"])');
+  await page.waitForSelector(
+    'li.catalog-entry[data-name="en_US-lessac-medium"] .play-button:is([data-state="ended"],[data-state="error"])',
+  );
   assert.equal(await entry.locator('.play-button').getAttribute('data-state'), 'ended');
 
   // Everywhere else too: the voice list puts it first, and the hint is gone.
@@ -106,7 +114,9 @@ test('the first account installs a natural voice with a live progress bar, plays
   await page.getByRole('button', { name: 'Remove en_US-lessac-medium' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Remove voice' }).click();
   await page.getByRole('status').filter({ hasText: 'Removed en_US-lessac-medium' }).waitFor();
-  const ids = await page.evaluate<string[]>(`(async () => (await (await fetch('/api/voices?engine=piper')).json()).voices.map((v) => v.id))()`);
+  const ids = await page.evaluate<string[]>(
+    `(async () => (await (await fetch('/api/voices?engine=piper')).json()).voices.map((v) => v.id))()`,
+  );
   assert.deepEqual(ids, []);
   assert.deepEqual(b.problems, []);
 });

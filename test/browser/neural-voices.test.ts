@@ -57,7 +57,9 @@ test('neural voices from VOICES_DIR: listed with a "neural" badge, and the previ
   assert.equal(kokoro, 3, 'the Kokoro bundle lists its three voices');
 
   await card.getByRole('button', { name: /Play a preview of/ }).click();
-  await page.waitForSelector('li.voice[data-voice-id="piper-en-us-testset-medium"] .play-button:is([data-state="ended"],[data-state="error"])');
+  await page.waitForSelector(
+    'li.voice[data-voice-id="piper-en-us-testset-medium"] .play-button:is([data-state="ended"],[data-state="error"])',
+  );
   assert.equal(await card.locator('.play-button').getAttribute('data-state'), 'ended', await card.innerText());
   await b.screenshot('neural-01-voices');
   // What the button played, decoded by the browser: the model's tone, at the service's 24 kHz.

@@ -20,7 +20,11 @@ after(async () => {
 function settingsOf(html: string): { mail: string; outbox: string | null; maxTextChars: number } {
   const meta = /<meta name="voxsmith-config" content="([^"]+)">/.exec(html);
   assert.ok(meta, 'settings meta tag');
-  return JSON.parse(meta[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as { mail: string; outbox: string | null; maxTextChars: number };
+  return JSON.parse(meta[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
+    mail: string;
+    outbox: string | null;
+    maxTextChars: number;
+  };
 }
 
 function assetPaths(html: string): string[] {
@@ -61,7 +65,10 @@ describe('dashboard serving', { skip: built ? false : 'web/dist is not built (np
       await res.arrayBuffer();
     }
     const onDisk = readdirSync(join(DASHBOARD_DIST, 'assets'));
-    assert.ok(onDisk.every((f) => /-[A-Za-z0-9_-]{6,}\.(js|css|svg|png|woff2?)$/.test(f)), `every asset name carries a hash: ${onDisk}`);
+    assert.ok(
+      onDisk.every((f) => /-[A-Za-z0-9_-]{6,}\.(js|css|svg|png|woff2?)$/.test(f)),
+      `every asset name carries a hash: ${onDisk}`,
+    );
     const missing = await s.request('/assets/index-nope.js');
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { code: string }).code, 'route_not_found');

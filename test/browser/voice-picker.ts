@@ -14,7 +14,10 @@ export async function voiceIdByName(page: Page, label: string, name: string): Pr
   const box = page.getByRole('combobox', { name: label });
   await box.click();
   await box.fill(name);
-  const option = page.getByRole('listbox', { name: label }).getByRole('option', { name: new RegExp(`^${name}\\b`) }).first();
+  const option = page
+    .getByRole('listbox', { name: label })
+    .getByRole('option', { name: new RegExp(`^${name}\\b`) })
+    .first();
   const id = (await option.getAttribute('data-voice-id')) ?? '';
   await box.press('Escape');
   return id;

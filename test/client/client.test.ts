@@ -67,7 +67,11 @@ describe('client: sign-in and keys through the SDK', () => {
     const created = await dashboard.createKey('sdk');
     assert.match(created.key, /^service_sk_/);
     const listed = await dashboard.listKeys();
-    assert.ok(listed.some((k) => k.id === created.id && k.masked_key.startsWith('service_sk_') && !k.masked_key.includes(created.key.slice(11, 30))));
+    assert.ok(
+      listed.some(
+        (k) => k.id === created.id && k.masked_key.startsWith('service_sk_') && !k.masked_key.includes(created.key.slice(11, 30)),
+      ),
+    );
 
     const withKey = new VoxsmithClient({ baseUrl: s.base, apiKey: created.key });
     assert.ok((await withKey.listVoices({ language: 'en-GB' })).length > 0);
@@ -78,7 +82,10 @@ describe('client: sign-in and keys through the SDK', () => {
     assert.deepEqual((await withKey.listKeys()).find((k) => k.id === speaker.id)?.scopes, ['speech']);
     const speakerClient = withKey.withApiKey(speaker.key);
     assert.ok((await speakerClient.speak({ text: 'Hi.', voice_id: 'flite-slt', format: 'wav' })).audio.byteLength > 1000);
-    await assert.rejects(speakerClient.listKeys(), (err: unknown) => err instanceof VoxsmithError && err.status === 403 && err.code === 'insufficient_scope');
+    await assert.rejects(
+      speakerClient.listKeys(),
+      (err: unknown) => err instanceof VoxsmithError && err.status === 403 && err.code === 'insufficient_scope',
+    );
     assert.deepEqual(await withKey.revokeKey(speaker.id), { id: speaker.id, revoked: true });
     assert.deepEqual(await dashboard.revokeKey(created.id), { id: created.id, revoked: true });
     await assert.rejects(withKey.listKeys(), (err: unknown) => err instanceof VoxsmithError && err.status === 401);
@@ -97,7 +104,10 @@ describe('client: sign-in and keys through the SDK', () => {
     assert.equal(err.code, 'voice_not_found');
     assert.match(err.message, /robot-9/);
     assert.match(err.requestId ?? '', /^[0-9a-f-]{36}$/);
-    assert.ok(s.logs.some((line) => line.includes(err.requestId ?? '-')), 'the request id finds the log lines');
+    assert.ok(
+      s.logs.some((line) => line.includes(err.requestId ?? '-')),
+      'the request id finds the log lines',
+    );
 
     const unreachable = new VoxsmithClient({ baseUrl: 'http://127.0.0.1:9' });
     await assert.rejects(unreachable.health(), (e: unknown) => e instanceof VoxsmithError && e.status === 0 && e.code === 'network');
@@ -148,7 +158,10 @@ describe('client: speech', () => {
       assert.ok(taken > 0);
       const words: string[] = [];
       const samples: Float32Array[] = [];
-      const it = stream.synthesize({ text: 'Second request.', voice_id: 'espeak-en-us-male-1' }, { onWords: (w) => words.push(...w.map((x) => x.word)) });
+      const it = stream.synthesize(
+        { text: 'Second request.', voice_id: 'espeak-en-us-male-1' },
+        { onWords: (w) => words.push(...w.map((x) => x.word)) },
+      );
       let r = await it.next();
       while (!r.done) {
         samples.push(r.value);

@@ -110,7 +110,10 @@ describe('client package', () => {
     assert.ok(result.speech.bytes / 2 / result.speech.sampleRate > 0.5, `${result.speech.bytes} bytes`);
     assert.ok(result.stream.samples > 0.3 * 24_000, `${result.stream.samples} samples`);
     assert.equal(result.stream.done.samples, result.stream.samples);
-    assert.deepEqual({ ...result.failure, requestId: undefined }, { isVoxsmithError: true, status: 404, code: 'voice_not_found', requestId: undefined });
+    assert.deepEqual(
+      { ...result.failure, requestId: undefined },
+      { isVoxsmithError: true, status: 404, code: 'voice_not_found', requestId: undefined },
+    );
     assert.match(result.failure?.requestId ?? '', /^[0-9a-f-]{36}$/);
   });
 
@@ -127,7 +130,17 @@ client.listVoices({ gender: 'robot' });
     );
     writeFileSync(
       join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2022', 'DOM'], types: [] }, files: ['use.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
     );
     const tsc = spawnSync(process.execPath, [TSC, '-p', consumer], { encoding: 'utf8' });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);

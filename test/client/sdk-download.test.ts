@@ -39,10 +39,16 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
 /** The names and contents of the files in a tar archive. */
 function untar(tar: Buffer): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
-  for (let at = 0; at + 512 <= tar.length; ) {
+  for (let at = 0; at + 512 <= tar.length;) {
     const name = tar.toString('utf8', at, at + 100).replace(/\0.*$/s, '');
     if (name === '') break;
-    const size = parseInt(tar.toString('latin1', at + 124, at + 136).replace(/\0.*$/s, '').trim() || '0', 8);
+    const size = parseInt(
+      tar
+        .toString('latin1', at + 124, at + 136)
+        .replace(/\0.*$/s, '')
+        .trim() || '0',
+      8,
+    );
     files.set(name, tar.subarray(at + 512, at + 512 + size));
     at += 512 + Math.ceil(size / 512) * 512;
   }
@@ -55,7 +61,10 @@ describe('the SDK from the server', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/gzip');
     const files = untar(gunzipSync(Buffer.from(await res.arrayBuffer())));
-    const pkg = JSON.parse(files.get('package/package.json')?.toString('utf8') ?? '{}') as { name: string; exports: Record<string, { import: string; types: string }> };
+    const pkg = JSON.parse(files.get('package/package.json')?.toString('utf8') ?? '{}') as {
+      name: string;
+      exports: Record<string, { import: string; types: string }>;
+    };
     assert.equal(pkg.name, '@voxsmith/client');
     assert.ok(files.has(`package/${pkg.exports['.'].import.replace(/^\.\//, '')}`));
     assert.ok(files.has(`package/${pkg.exports['.'].types.replace(/^\.\//, '')}`));
@@ -68,7 +77,11 @@ describe('the SDK from the server', () => {
 
   test('npm install <the URL> installs it; plain node imports it by name and speaks', async () => {
     // Asynchronously: the server answering npm runs in this process.
-    const install = await run('npm', ['install', `${s.base}/sdk/voxsmith-client.tgz`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
+    const install = await run(
+      'npm',
+      ['install', `${s.base}/sdk/voxsmith-client.tgz`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      project,
+    );
     assert.equal(install.code, 0, install.output);
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     assert.equal(manifest.dependencies['@voxsmith/client'], `${s.base}/sdk/voxsmith-client.tgz`);

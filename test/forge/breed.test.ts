@@ -133,7 +133,10 @@ describe('breeding', () => {
     form.append('parent_a', LOW);
     form.append('parent_b', HIGH);
     form.append('name', 'form');
-    await expectError(await fetch(`${s.base}/v1/forge/breed`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }), 415);
+    await expectError(
+      await fetch(`${s.base}/v1/forge/breed`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }),
+      415,
+    );
     await expectError(await s.request('/v1/forge/breed', { json: [LOW, HIGH], bearer: key }), 400);
     await expectError(await s.request('/v1/forge/breed', { json: { parent_a: LOW, parent_b: HIGH, name: 'x' } }), 401);
   });
@@ -142,7 +145,11 @@ describe('breeding', () => {
 describe('owned voices', () => {
   test("appear in their owner's list and search, and in no one else's", async () => {
     const mine = ((await (await s.request('/api/voices', { bearer: key })).json()) as { voices: VoiceBody[] }).voices;
-    for (const v of made) assert.ok(mine.some((m) => m.id === v.id), `${v.id} listed`);
+    for (const v of made)
+      assert.ok(
+        mine.some((m) => m.id === v.id),
+        `${v.id} listed`,
+      );
     const filtered = ((await (await s.request('/api/voices?language=en-US', { bearer: key })).json()) as { voices: VoiceBody[] }).voices;
     assert.ok(filtered.some((v) => v.id === made[0].id));
     const theirs = ((await (await s.request('/api/voices', { bearer: otherKey })).json()) as { voices: VoiceBody[] }).voices;
@@ -150,7 +157,8 @@ describe('owned voices', () => {
     for (const list of [theirs, anonymous]) assert.ok(list.every((v) => v.source === 'builtin'));
     const found = ((await (await s.request('/api/voices/search?q=zephyrine', { bearer: key })).json()) as { voices: VoiceBody[] }).voices;
     assert.equal(found[0]?.id, made[0].id);
-    const notFound = ((await (await s.request('/api/voices/search?q=zephyrine', { bearer: otherKey })).json()) as { voices: VoiceBody[] }).voices;
+    const notFound = ((await (await s.request('/api/voices/search?q=zephyrine', { bearer: otherKey })).json()) as { voices: VoiceBody[] })
+      .voices;
     assert.ok(!notFound.some((v) => v.id === made[0].id));
   });
 
@@ -197,7 +205,11 @@ describe('owned voices', () => {
     await expectError(await s.request(`/api/voices/${victim.id}`, { bearer: key }), 404);
     await expectError(await s.request(`/api/voices/${victim.id}`, { method: 'DELETE', bearer: key }), 404);
     await expectError(await s.request('/v1/speak', { json: { text: 'gone', voice_id: victim.id }, bearer: key }), 404);
-    const found = ((await (await s.request(`/api/voices/search?q=${encodeURIComponent(victim.name)}`, { bearer: key })).json()) as { voices: VoiceBody[] }).voices;
+    const found = (
+      (await (await s.request(`/api/voices/search?q=${encodeURIComponent(victim.name)}`, { bearer: key })).json()) as {
+        voices: VoiceBody[];
+      }
+    ).voices;
     assert.ok(!found.some((v) => v.id === victim.id));
     made.pop();
   });
@@ -209,7 +221,11 @@ describe('owned voices', () => {
     s = await startServer({ dataDir, ...(pgSchema ? { pgSchema } : {}) });
     key = (await s.newKey('breeder@example.com')).key;
     const list = ((await (await s.request('/api/voices', { bearer: key })).json()) as { voices: VoiceBody[] }).voices;
-    for (const v of made) assert.ok(list.some((m) => m.id === v.id), `${v.id} still there`);
+    for (const v of made)
+      assert.ok(
+        list.some((m) => m.id === v.id),
+        `${v.id} still there`,
+      );
     const afterRestart = await pitchOf(voice.id);
     assert.ok(Math.abs(semitonesBetween(before, afterRestart)) < 0.2, `${before} Hz before, ${afterRestart} Hz after`);
   });

@@ -40,7 +40,13 @@ after(async () => {
 });
 
 /** Clones `sample`, then compares the clone's reading of `yardstick.text` with the speaker's own. */
-async function cloneAndCompare(name: string, sample: Reading, yardstick: Reading, withTranscript: boolean, language = 'en'): Promise<CloneBody['voice']> {
+async function cloneAndCompare(
+  name: string,
+  sample: Reading,
+  yardstick: Reading,
+  withTranscript: boolean,
+  language = 'en',
+): Promise<CloneBody['voice']> {
   const res = await uploadClone(s, key, sample.wav, { name, language, transcript: withTranscript ? sample.text : undefined });
   assert.equal(res.status, 201, await res.clone().text());
   const { voice } = (await res.json()) as CloneBody;

@@ -62,45 +62,50 @@ async function billedCharacters(cookie: string): Promise<number> {
   return ((await res.json()) as UsageReport).days.reduce((sum, d) => sum + d.characters, 0);
 }
 
-test('a clone upload waits its turn for each fit render behind another key’s speech, and its fit is not billed', { skip: SKIP_NO_SPEAKERS }, async () => {
-  const reader = await s.newKey('long-reader@example.com');
-  const cloner = await s.newKey('fit-cloner@example.com');
-  const sample = recordSpeaker('flite-slt');
+test(
+  'a clone upload waits its turn for each fit render behind another key’s speech, and its fit is not billed',
+  { skip: SKIP_NO_SPEAKERS },
+  async () => {
+    const reader = await s.newKey('long-reader@example.com');
+    const cloner = await s.newKey('fit-cloner@example.com');
+    const sample = recordSpeaker('flite-slt');
 
-  // The reader's long speech takes the only slot; its body stays unread, so it holds the slot until let go.
-  const first = speak(reader.key, longText('R1'));
-  assert.equal((await first.response).status, 200);
+    // The reader's long speech takes the only slot; its body stays unread, so it holds the slot until let go.
+    const first = speak(reader.key, longText('R1'));
+    assert.equal((await first.response).status, 200);
 
-  let cloned: Response | undefined;
-  const upload = uploadClone(s, cloner.key, sample, { name: 'Queued clone', language: 'en' }).then((res) => (cloned = res));
-  const answered = (): string | undefined => (cloned ? `the clone was answered (${cloned.status}) without its fit waiting for the slot` : undefined);
-  // The sample's analysis needs no slot; the fit's first render does, and waits in the queue.
-  await untilWaiting(1, answered);
-  assert.equal(cloned, undefined, 'the clone is not answered while its fit render waits');
+    let cloned: Response | undefined;
+    const upload = uploadClone(s, cloner.key, sample, { name: 'Queued clone', language: 'en' }).then((res) => (cloned = res));
+    const answered = (): string | undefined =>
+      cloned ? `the clone was answered (${cloned.status}) without its fit waiting for the slot` : undefined;
+    // The sample's analysis needs no slot; the fit's first render does, and waits in the queue.
+    await untilWaiting(1, answered);
+    assert.equal(cloned, undefined, 'the clone is not answered while its fit render waits');
 
-  // The reader asks again: queued after the clone's render.
-  const second = speak(reader.key, longText('R2'));
-  await untilWaiting(2);
+    // The reader asks again: queued after the clone's render.
+    const second = speak(reader.key, longText('R2'));
+    await untilWaiting(2);
 
-  // Letting the first speech go serves the fit render, which gives the slot back when done: the reader's second
-  // speech then takes it (and keeps it), and the fit's next render (a clone takes at least two: a fit and a
-  // held-out one) waits behind it.
-  first.abort.abort();
-  assert.equal((await second.response).status, 200);
-  await untilWaiting(1, answered);
-  assert.equal(cloned, undefined, 'the clone is not answered while its next render waits');
+    // Letting the first speech go serves the fit render, which gives the slot back when done: the reader's second
+    // speech then takes it (and keeps it), and the fit's next render (a clone takes at least two: a fit and a
+    // held-out one) waits behind it.
+    first.abort.abort();
+    assert.equal((await second.response).status, 200);
+    await untilWaiting(1, answered);
+    assert.equal(cloned, undefined, 'the clone is not answered while its next render waits');
 
-  second.abort.abort();
-  const res = await upload;
-  assert.equal(res.status, 201, await res.clone().text());
-  const { voice } = (await res.json()) as { voice: { id: string; features: { fit: { renders: number } } } };
-  assert.ok(voice.features.fit.renders >= 1);
+    second.abort.abort();
+    const res = await upload;
+    assert.equal(res.status, 201, await res.clone().text());
+    const { voice } = (await res.json()) as { voice: { id: string; features: { fit: { renders: number } } } };
+    assert.ok(voice.features.fit.renders >= 1);
 
-  // The fitting audio (every fit render and the held-out one) is not usage; the clone's own speech is.
-  assert.equal(await billedCharacters(cloner.cookie), 0);
-  const text = 'The clone speaks now.';
-  const spoken = await s.request('/v1/speak', { json: { text, voice_id: voice.id, format: 'wav' }, bearer: cloner.key });
-  assert.equal(spoken.status, 200);
-  await spoken.arrayBuffer();
-  assert.equal(await billedCharacters(cloner.cookie), text.length);
-});
+    // The fitting audio (every fit render and the held-out one) is not usage; the clone's own speech is.
+    assert.equal(await billedCharacters(cloner.cookie), 0);
+    const text = 'The clone speaks now.';
+    const spoken = await s.request('/v1/speak', { json: { text, voice_id: voice.id, format: 'wav' }, bearer: cloner.key });
+    assert.equal(spoken.status, 200);
+    await spoken.arrayBuffer();
+    assert.equal(await billedCharacters(cloner.cookie), text.length);
+  },
+);

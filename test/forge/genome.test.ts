@@ -40,7 +40,10 @@ describe('genome', () => {
     assert.ok(Math.abs((f3.controls?.pitchHz ?? 0) - 140) < 0.5, JSON.stringify(f3));
     assert.ok(Math.abs((f3.controls?.pitchRangeHz ?? 0) - 100) < 0.5, JSON.stringify(f3));
     const plain = genomeToSpec(builtinGenome('espeak-en-us-male-1'));
-    assert.ok(Math.abs((plain.controls?.pitchHz ?? 0) - 82) < 0.5 && Math.abs((plain.controls?.pitchRangeHz ?? 0) - 36) < 0.5, JSON.stringify(plain));
+    assert.ok(
+      Math.abs((plain.controls?.pitchHz ?? 0) - 82) < 0.5 && Math.abs((plain.controls?.pitchRangeHz ?? 0) - 36) < 0.5,
+      JSON.stringify(plain),
+    );
     assert.equal(plain.controls?.rate, 1);
     assert.equal(plain.controls?.formantScale, undefined, 'neutral timbre genes leave the variant alone');
   });
@@ -91,7 +94,10 @@ describe('breeding', () => {
     const a = seededRandom(42);
     const b = seededRandom(42);
     const xs = Array.from({ length: 2000 }, () => a());
-    assert.deepEqual(xs.slice(0, 10), Array.from({ length: 10 }, () => b()));
+    assert.deepEqual(
+      xs.slice(0, 10),
+      Array.from({ length: 10 }, () => b()),
+    );
     const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
     assert.ok(Math.abs(mean - 0.5) < 0.03, `mean ${mean}`);
     assert.ok(xs.every((x) => x >= 0 && x < 1));
@@ -171,7 +177,7 @@ describe('clone base choice', () => {
     assert.equal(cloneCandidates('xyz').length, 0);
   });
 
-  test("each calibrated built-in voice is its own nearest base", () => {
+  test('each calibrated built-in voice is its own nearest base', () => {
     for (const id of ['flite-slt', 'flite-kal16', 'espeak-en-us-female-1', 'espeak-en-us-male-1']) {
       const natural = calibrationOf(id)?.natural;
       assert.ok(natural);

@@ -79,7 +79,8 @@ export interface UploadOptions {
 /** POST /v1/forge/clone as multipart/form-data. */
 export function uploadClone(s: TestServer, key: string, bytes: Uint8Array | null, opts: UploadOptions = {}): Promise<Response> {
   const form = new FormData();
-  if (bytes) form.append(opts.field ?? 'audio', new Blob([bytes], { type: opts.contentType ?? 'audio/wav' }), opts.fileName ?? 'sample.wav');
+  if (bytes)
+    form.append(opts.field ?? 'audio', new Blob([bytes], { type: opts.contentType ?? 'audio/wav' }), opts.fileName ?? 'sample.wav');
   if (opts.name !== undefined) form.append('name', opts.name);
   if (opts.language !== undefined) form.append('language', opts.language);
   if (opts.transcript !== undefined) form.append('transcript', opts.transcript);

@@ -13,7 +13,10 @@ const RATE = 16000;
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
 
 function wav(samples: Float32Array): Buffer {
-  return pcm16Wav(samples.map((x) => Math.max(-1, Math.min(1, x)) * 32767), RATE);
+  return pcm16Wav(
+    samples.map((x) => Math.max(-1, Math.min(1, x)) * 32767),
+    RATE,
+  );
 }
 
 function signal(seconds: number, f: (t: number, i: number) => number): Float32Array {
@@ -102,10 +105,16 @@ describe('clone still accepts speech', () => {
     assert.equal(res.status, 201, await res.text());
   });
 
-  test('a LibriVox reader under as much white noise as speech (0 dB SNR): flat spectrum, but voiced', { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' }, async () => {
-    const r = spawnSync('sox', ['-R', '-m', LIBRIVOX, `|sox -R ${LIBRIVOX} -p synth whitenoise vol 0.1`, '-t', 'wav', '-'], { maxBuffer: 64 << 20 });
-    assert.equal(r.status, 0, r.stderr?.toString());
-    const res = await uploadClone(s, key, r.stdout, { name: 'noisy reader' });
-    assert.equal(res.status, 201, await res.text());
-  });
+  test(
+    'a LibriVox reader under as much white noise as speech (0 dB SNR): flat spectrum, but voiced',
+    { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' },
+    async () => {
+      const r = spawnSync('sox', ['-R', '-m', LIBRIVOX, `|sox -R ${LIBRIVOX} -p synth whitenoise vol 0.1`, '-t', 'wav', '-'], {
+        maxBuffer: 64 << 20,
+      });
+      assert.equal(r.status, 0, r.stderr?.toString());
+      const res = await uploadClone(s, key, r.stdout, { name: 'noisy reader' });
+      assert.equal(res.status, 201, await res.text());
+    },
+  );
 });

@@ -32,7 +32,20 @@ before(async () => {
   try {
     for (const [ext, args] of Object.entries(FORMATS)) {
       const out = join(dir, `tone.${ext}`);
-      const r = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=3.5', '-ac', '1', '-ar', '16000', ...args, out]);
+      const r = spawnSync('ffmpeg', [
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=300:duration=3.5',
+        '-ac',
+        '1',
+        '-ar',
+        '16000',
+        ...args,
+        out,
+      ]);
       assert.equal(r.status, 0, r.stderr?.toString());
       files.set(ext, readFileSync(out));
     }
@@ -62,9 +75,9 @@ const partHeader = fc.oneof(
   fc.constant('Content-Disposition: form-data; name="audio"; filename="a.wav"\r\nContent-Type: audio/wav'),
   fc.constant('Content-Disposition: form-data; name="name"'),
   fc.string({ maxLength: 120, unit: 'binary' }),
-  fc.tuple(fc.constantFrom('audio', 'name', 'language', 'transcript', '', '__proto__', 'a"b'), fc.string({ maxLength: 40 })).map(
-    ([name, file]) => `Content-Disposition: form-data; name="${name}"; filename="${file}"\r\nContent-Type: ${file}`,
-  ),
+  fc
+    .tuple(fc.constantFrom('audio', 'name', 'language', 'transcript', '', '__proto__', 'a"b'), fc.string({ maxLength: 40 }))
+    .map(([name, file]) => `Content-Disposition: form-data; name="${name}"; filename="${file}"\r\nContent-Type: ${file}`),
 );
 
 describe('property: clone uploads', () => {
@@ -75,9 +88,17 @@ describe('property: clone uploads', () => {
         fc.boolean(),
         fc.array(fc.record({ headers: partHeader, body: fc.uint8Array({ maxLength: 2000 }) }), { maxLength: 4 }),
         fc.option(fc.nat(), { nil: undefined }),
-        fc.constantFrom('multipart/form-data; boundary=', 'multipart/form-data;boundary="', 'multipart/form-data', 'multipart/mixed; boundary=', 'text/plain; boundary='),
+        fc.constantFrom(
+          'multipart/form-data; boundary=',
+          'multipart/form-data;boundary="',
+          'multipart/form-data',
+          'multipart/mixed; boundary=',
+          'text/plain; boundary=',
+        ),
         async (boundary, real, parts, cut, type) => {
-          const withAudio = real ? [{ headers: 'Content-Disposition: form-data; name="name"', body: Buffer.from('Prop') }, ...parts] : parts;
+          const withAudio = real
+            ? [{ headers: 'Content-Disposition: form-data; name="name"', body: Buffer.from('Prop') }, ...parts]
+            : parts;
           let body = multipart(boundary, withAudio, cut === undefined);
           if (cut !== undefined) body = body.subarray(0, cut % (body.length + 1));
           const contentType = type.endsWith('=') ? `${type}${boundary}` : type.endsWith('"') ? `${type}${boundary}"` : type;
@@ -96,7 +117,10 @@ describe('property: clone uploads', () => {
       upload(
         multipart(boundary, [
           { headers: 'Content-Disposition: form-data; name="name"', body: Buffer.from('Mutant') },
-          { headers: `Content-Disposition: form-data; name="audio"; filename="a.${ext}"\r\nContent-Type: application/octet-stream`, body: bytes },
+          {
+            headers: `Content-Disposition: form-data; name="audio"; filename="a.${ext}"\r\nContent-Type: application/octet-stream`,
+            body: bytes,
+          },
         ]),
         `multipart/form-data; boundary=${boundary}`,
       );

@@ -14,7 +14,9 @@ interface ErrorReply {
 }
 
 const ownVoices = async (s: TestServer, key: string): Promise<number> =>
-  ((await (await s.request('/api/voices', { bearer: key })).json()) as { voices: Array<{ source: string }> }).voices.filter((v) => v.source !== 'builtin').length;
+  ((await (await s.request('/api/voices', { bearer: key })).json()) as { voices: Array<{ source: string }> }).voices.filter(
+    (v) => v.source !== 'builtin',
+  ).length;
 
 describe('MAX_VOICES_PER_USER', () => {
   const CAP = 3;
@@ -31,7 +33,10 @@ describe('MAX_VOICES_PER_USER', () => {
   test('parallel breeds at the boundary make exactly the cap; the rest are 403 quota_exceeded', async () => {
     const replies = await Promise.all(
       Array.from({ length: CAP + 5 }, (_, i) =>
-        s.request('/v1/forge/breed', { json: { parent_a: 'espeak-en-us-male-2', parent_b: 'espeak-en-us-female-1', name: `child ${i}`, seed: i + 1 }, bearer: key }),
+        s.request('/v1/forge/breed', {
+          json: { parent_a: 'espeak-en-us-male-2', parent_b: 'espeak-en-us-female-1', name: `child ${i}`, seed: i + 1 },
+          bearer: key,
+        }),
       ),
     );
     const statuses = replies.map((r) => r.status);
@@ -45,7 +50,10 @@ describe('MAX_VOICES_PER_USER', () => {
     assert.equal(await ownVoices(s, key), CAP);
     // Another account has its own quota.
     const other = (await s.newKey('quota-other@example.com')).key;
-    const res = await s.request('/v1/forge/breed', { json: { parent_a: 'espeak-en-us-male-2', parent_b: 'espeak-en-us-female-1', name: 'theirs' }, bearer: other });
+    const res = await s.request('/v1/forge/breed', {
+      json: { parent_a: 'espeak-en-us-male-2', parent_b: 'espeak-en-us-female-1', name: 'theirs' },
+      bearer: other,
+    });
     assert.equal(res.status, 201);
   });
 });
@@ -101,7 +109,9 @@ describe('bounded analysis queue', () => {
 
   test(`past ${MAX_WAITING_UPLOADS} waiting uploads a clone is 503 busy with Retry-After, and the server still answers`, async () => {
     const wav = noiseWav(20);
-    const replies = await Promise.all(Array.from({ length: MAX_WAITING_UPLOADS + 8 }, (_, i) => uploadClone(s, key, wav, { name: `noise ${i}` })));
+    const replies = await Promise.all(
+      Array.from({ length: MAX_WAITING_UPLOADS + 8 }, (_, i) => uploadClone(s, key, wav, { name: `noise ${i}` })),
+    );
     const busy = replies.filter((r) => r.status === 503);
     assert.ok(busy.length >= 1, replies.map((r) => r.status).join(','));
     for (const r of busy) {

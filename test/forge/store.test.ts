@@ -16,7 +16,9 @@ after(async () => {
 });
 
 async function addUser(store: Store, id: string): Promise<void> {
-  await sql`insert into users (id, email, plan, created_at) values (${id}, ${`${id}@example.com`}, 'free', ${new Date().toISOString()})`.execute(store.db);
+  await sql`insert into users (id, email, plan, created_at) values (${id}, ${`${id}@example.com`}, 'free', ${new Date().toISOString()})`.execute(
+    store.db,
+  );
 }
 
 function voice(id: string, owner: string): OwnedVoice {
@@ -51,7 +53,10 @@ async function exercise(store: Store): Promise<void> {
   const got = await voices.getOwned('breed-abc', 'u1');
   assert.deepEqual(got, v, 'every field round-trips, the bigint seed as a number');
   assert.equal(await voices.getOwned('breed-abc', 'u2'), null);
-  assert.deepEqual((await voices.listByOwner('u1')).map((x) => x.id), ['breed-abc']);
+  assert.deepEqual(
+    (await voices.listByOwner('u1')).map((x) => x.id),
+    ['breed-abc'],
+  );
   assert.deepEqual(await voices.listByOwner('u2'), []);
 
   const sample = await voices.getSample('breed-abc', 'u1');

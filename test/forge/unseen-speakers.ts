@@ -65,7 +65,9 @@ export function librivoxReading(clips: readonly string[]): Reading {
     const list = join(dir, 'list.txt');
     writeFileSync(list, clips.map((c) => `file '${join(LIBRIVOX_DIR, `sense_and_sensibility_01_austen_64kb-${c}.wav`)}'\n`).join(''));
     const out = join(dir, 'joined.wav');
-    const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', out], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     if (r.status !== 0) throw new Error(`ffmpeg concat: ${r.stderr?.toString()}`);
     const text = clips.map((c) => {
       const t = transcripts.get(`sense_and_sensibility_01_austen_64kb-${c}`);

@@ -22,7 +22,10 @@ after(async () => {
 
 /** A WAV of float samples, each clamped to [-1, 1] and scaled to 16 bits. */
 function wav(samples: Float32Array, rate: number): Buffer {
-  return pcm16Wav(Array.from(samples, (x) => Math.max(-1, Math.min(1, x)) * 32767), rate);
+  return pcm16Wav(
+    Array.from(samples, (x) => Math.max(-1, Math.min(1, x)) * 32767),
+    rate,
+  );
 }
 
 function noise(seconds: number, rate: number, amp: number): Float32Array {
@@ -44,8 +47,16 @@ async function expectError(res: Response, status: number, code?: string): Promis
 describe('refused uploads', () => {
   test('not audio, whatever it claims to be: 415', async () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(4000, 7)]);
-    await expectError(await uploadClone(s, key, png, { name: 'png', contentType: 'audio/wav', fileName: 'voice.wav' }), 415, 'unsupported_audio');
-    await expectError(await uploadClone(s, key, Buffer.from('hello, this is not audio at all'.repeat(100)), { name: 'text' }), 415, 'unsupported_audio');
+    await expectError(
+      await uploadClone(s, key, png, { name: 'png', contentType: 'audio/wav', fileName: 'voice.wav' }),
+      415,
+      'unsupported_audio',
+    );
+    await expectError(
+      await uploadClone(s, key, Buffer.from('hello, this is not audio at all'.repeat(100)), { name: 'text' }),
+      415,
+      'unsupported_audio',
+    );
   });
 
   test('over 10 MiB: 413', async () => {
@@ -70,7 +81,21 @@ describe('refused uploads', () => {
     const dir = mkdtempSync(join(tmpdir(), 'voxsmith-bomb-'));
     try {
       const path = join(dir, 'bomb.flac');
-      const r = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '3600', '-c:a', 'flac', '-frame_size', '65535', path]);
+      const r = spawnSync('ffmpeg', [
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'anullsrc=r=8000:cl=mono',
+        '-t',
+        '3600',
+        '-c:a',
+        'flac',
+        '-frame_size',
+        '65535',
+        path,
+      ]);
       assert.equal(r.status, 0, r.stderr?.toString());
       const bomb = readFileSync(path);
       assert.ok(bomb.length < 100_000, `${bomb.length} bytes`);
@@ -109,7 +134,10 @@ describe('refused uploads', () => {
     const form = new FormData();
     form.append('audio', 'not a file');
     form.append('name', 'text field');
-    await expectError(await fetch(`${s.base}/v1/forge/clone`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }), 400);
+    await expectError(
+      await fetch(`${s.base}/v1/forge/clone`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }),
+      400,
+    );
   });
 
   test('not multipart: 415; no key: 401', async () => {

@@ -36,7 +36,9 @@ export function buildEpub(chapters: readonly EpubChapter[], options: EpubOptions
   const items: string[] = [];
   const spine: string[] = [];
   if (options.titlePage) {
-    files['OEBPS/text/title.xhtml'] = strToU8(`<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${esc(title)}</title></head><body><p>${esc(title)}</p><p>${esc(author)}</p></body></html>`);
+    files['OEBPS/text/title.xhtml'] = strToU8(
+      `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${esc(title)}</title></head><body><p>${esc(title)}</p><p>${esc(author)}</p></body></html>`,
+    );
     items.push('<item id="title" href="text/title.xhtml" media-type="application/xhtml+xml"/>');
     spine.push('<itemref idref="title"/>');
   }
@@ -74,5 +76,8 @@ ${chapters.map((c, i) => `<navPoint id="np${i + 1}" playOrder="${i + 1}"><navLab
 
 /** A zip whose one entry inflates to `megabytes` MiB of zeros: a small file that would unpack to a lot. */
 export function zipBomb(megabytes: number): Uint8Array {
-  return zipSync({ mimetype: [strToU8('application/epub+zip'), { level: 0 }], 'OEBPS/big.xhtml': [new Uint8Array(megabytes * 1024 * 1024), { level: 9 }] });
+  return zipSync({
+    mimetype: [strToU8('application/epub+zip'), { level: 0 }],
+    'OEBPS/big.xhtml': [new Uint8Array(megabytes * 1024 * 1024), { level: 9 }],
+  });
 }

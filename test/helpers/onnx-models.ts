@@ -86,7 +86,9 @@ interface Node {
 function valueInfo(name: string, elem: number, dims: Dim[]): object {
   return {
     name,
-    type: { tensor_type: { elem_type: elem, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dim_value: d } : { dim_param: d })) } } },
+    type: {
+      tensor_type: { elem_type: elem, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dim_value: d } : { dim_param: d })) } },
+    },
   };
 }
 
@@ -99,9 +101,7 @@ class Graph {
   const(values: number[], type: 'float' | 'int64', dims: number[] = []): string {
     const name = `c${this.n++}`;
     this.initializers.push(
-      type === 'float'
-        ? { name, data_type: FLOAT, dims, float_data: values }
-        : { name, data_type: INT64, dims, int64_data: values },
+      type === 'float' ? { name, data_type: FLOAT, dims, float_data: values } : { name, data_type: INT64, dims, int64_data: values },
     );
     return name;
   }
@@ -151,7 +151,11 @@ export interface PiperModelOptions {
 function pad(g: Graph, bytes: number | undefined): void {
   if (!bytes) return;
   const n = Math.ceil(bytes / 4);
-  g.const(Array.from({ length: n }, (_, i) => (i % 251) / 251), 'float', [n]);
+  g.const(
+    Array.from({ length: n }, (_, i) => (i % 251) / 251),
+    'float',
+    [n],
+  );
 }
 
 export function piperModel(options: PiperModelOptions = {}): Uint8Array {
@@ -164,7 +168,10 @@ export function piperModel(options: PiperModelOptions = {}): Uint8Array {
   const lengthScale = g.op('Gather', ['scales', g.const([1], 'int64')], { axis: 0 });
   const count = g.op('Cast', [g.op('Mul', [g.op('Mul', [tf, lengthScale]), g.const([PIPER_SAMPLES_PER_ID], 'float')])], { to: INT64 });
   const hz = options.multiSpeaker
-    ? g.op('Sub', [g.const([PIPER_BASE_HZ], 'float'), g.op('Mul', [g.op('Cast', ['sid'], { to: FLOAT }), g.const([PIPER_HZ_PER_SPEAKER], 'float')])])
+    ? g.op('Sub', [
+        g.const([PIPER_BASE_HZ], 'float'),
+        g.op('Mul', [g.op('Cast', ['sid'], { to: FLOAT }), g.const([PIPER_HZ_PER_SPEAKER], 'float')]),
+      ])
     : g.const([PIPER_BASE_HZ], 'float', [1]);
   const sum = g.op('ReduceSum', [g.op('Cast', ['input'], { to: FLOAT })], { keepdims: 0 });
   const amplitude = g.op('Div', [sum, g.op('Mul', [tf, g.const([PIPER_AMPLITUDE_DIVISOR], 'float')])]);
@@ -181,7 +188,10 @@ export function kokoroModel(options: { paddingBytes?: number } = {}): Uint8Array
   const t = g.op('Gather', [g.op('Shape', ['tokens']), g.const([1], 'int64')], { axis: 0 });
   const tf = g.op('Cast', [t], { to: FLOAT });
   const count = g.op('Cast', [g.op('Div', [g.op('Mul', [tf, g.const([KOKORO_SAMPLES_PER_TOKEN], 'float')]), 'speed'])], { to: INT64 });
-  const hz = g.op('Add', [g.op('Mul', [g.op('ReduceMean', ['style'], { keepdims: 0 }), g.const([1000], 'float')]), g.const([200], 'float')]);
+  const hz = g.op('Add', [
+    g.op('Mul', [g.op('ReduceMean', ['style'], { keepdims: 0 }), g.const([1000], 'float')]),
+    g.const([200], 'float'),
+  ]);
   const sum = g.op('ReduceSum', [g.op('Cast', ['tokens'], { to: FLOAT })], { keepdims: 0 });
   const amplitude = g.op('Div', [sum, g.op('Mul', [tf, g.const([KOKORO_AMPLITUDE_DIVISOR], 'float')])]);
   // Range needs a scalar limit: count is [1] after the Div by speed [1].
@@ -222,7 +232,14 @@ export function piperConfig(options: PiperConfigOptions = {}): object {
     num_symbols: 256,
     num_speakers: Math.max(1, speakers.length),
     speaker_id_map: Object.fromEntries(speakers.map((s, i) => [s, i])),
-    language: { code: 'en_US', family: 'en', region: 'US', name_native: 'English', name_english: 'English', country_english: 'United States' },
+    language: {
+      code: 'en_US',
+      family: 'en',
+      region: 'US',
+      name_native: 'English',
+      name_english: 'English',
+      country_english: 'United States',
+    },
     dataset: options.dataset ?? 'testset',
   };
 }
@@ -268,7 +285,10 @@ export function writeVoicesDir(dir: string, options: VoicesDirOptions = {}): str
   writeFileSync(join(dir, 'en_US-testset-medium.onnx'), single);
   writeFileSync(join(dir, 'en_US-testset-medium.onnx.json'), JSON.stringify(piperConfig()));
   writeFileSync(join(dir, 'en_US-chorus-low.onnx'), piperModel({ multiSpeaker: true }));
-  writeFileSync(join(dir, 'en_US-chorus-low.onnx.json'), JSON.stringify(piperConfig({ speakers: ['ann', 'bob', 'cid'], dataset: 'chorus', quality: 'low' })));
+  writeFileSync(
+    join(dir, 'en_US-chorus-low.onnx.json'),
+    JSON.stringify(piperConfig({ speakers: ['ann', 'bob', 'cid'], dataset: 'chorus', quality: 'low' })),
+  );
   writeFileSync(join(dir, 'kokoro-v1.0.onnx'), kokoroModel());
   writeFileSync(join(dir, 'voices-v1.0.bin'), voicesNpz(TEST_KOKORO_VOICES));
   if (options.broken) {

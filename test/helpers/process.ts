@@ -51,7 +51,14 @@ const ARGS: Record<Entry, readonly string[]> = { sources: ['--import', 'tsx', 's
 export async function startProcess(env: Record<string, string>, entry: Entry = 'sources'): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ARGS[entry], {
-    env: { ...process.env, ...(entry === 'npm-start' ? START.env : {}), HOST: '127.0.0.1', PORT: String(port), WYOMING_PORT: 'off', ...env },
+    env: {
+      ...process.env,
+      ...(entry === 'npm-start' ? START.env : {}),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      WYOMING_PORT: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -89,7 +96,13 @@ interface LinkInbox {
  * Signs in on a service started by startProcess (its SMTP_URL pointing at `mail`) and creates an API key with
  * that session, as a user would: the session cookie and the key.
  */
-export async function signedInKey(base: string, mail: LinkInbox, email: string, origin: string, body: Record<string, unknown> = { name: 'test' }): Promise<{ key: string; id: string; cookie: string }> {
+export async function signedInKey(
+  base: string,
+  mail: LinkInbox,
+  email: string,
+  origin: string,
+  body: Record<string, unknown> = { name: 'test' },
+): Promise<{ key: string; id: string; cookie: string }> {
   const post = (path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> =>
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
   const sent = mail.messages.length;

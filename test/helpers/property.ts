@@ -15,7 +15,12 @@ export const PROPERTY_ENV: Record<string, string> = {
 };
 
 /** POSTs raw bytes to the server, aborting if no complete answer comes in time. */
-export async function post(s: TestServer, path: string, body: Uint8Array | string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+export async function post(
+  s: TestServer,
+  path: string,
+  body: Uint8Array | string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${s.base}${path}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   return { status: res.status, text: await res.text() };
 }

@@ -7,7 +7,17 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SmtpSink } from './smtp-sink.ts';
-import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, schemaText, TEST_PG_URL, TEST_REDIS_URL, testStore, testWithRedis } from './stores.ts';
+import {
+  deleteRedisPrefix,
+  dropSchema,
+  randomPrefix,
+  randomSchema,
+  schemaText,
+  TEST_PG_URL,
+  TEST_REDIS_URL,
+  testStore,
+  testWithRedis,
+} from './stores.ts';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -72,7 +82,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const publicUrl = 'http://voxsmith.test';
   // PostgreSQL mode: a fresh schema per server, dropped on close (unless the test chose its own database).
   const pgSchema = testStore === 'postgres' && !options.env?.DATABASE_URL ? (options.pgSchema ?? randomSchema('api')) : undefined;
-  const redisPrefix = testWithRedis && !options.env?.REDIS_URL && !options.sharedState ? (options.redisPrefix ?? randomPrefix('api')) : undefined;
+  const redisPrefix =
+    testWithRedis && !options.env?.REDIS_URL && !options.sharedState ? (options.redisPrefix ?? randomPrefix('api')) : undefined;
   const config = loadConfig({
     ...(pgSchema ? { DATABASE_URL: TEST_PG_URL } : {}),
     ...(redisPrefix ? { REDIS_URL: TEST_REDIS_URL } : {}),

@@ -40,7 +40,10 @@ export class SmtpSink {
   async tokenFor(to: string, after = 0): Promise<string> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const mail = this.messages.slice(after).reverse().find((m) => m.to.includes(to));
+      const mail = this.messages
+        .slice(after)
+        .reverse()
+        .find((m) => m.to.includes(to));
       if (mail) {
         // Quoted-printable may fold long lines with "=\r\n"; undo that before reading the link.
         const text = mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');

@@ -37,7 +37,9 @@ export async function dropSchema(schema: string): Promise<void> {
 /** Every row of every table in `schema`, as text: for "this secret is not stored anywhere" checks. */
 export async function schemaText(schema: string): Promise<string> {
   return withPg(async (c) => {
-    const tables = await c.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1', [schema]);
+    const tables = await c.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1', [
+      schema,
+    ]);
     const parts: string[] = [];
     for (const { table_name } of tables.rows) {
       const rows = await c.query<{ row: string }>(`select t::text as row from ${schema}."${table_name}" t`);

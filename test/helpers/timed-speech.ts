@@ -4,7 +4,11 @@ import { pcm16Samples } from '../audio/signals.ts';
 import type { TestServer } from './server.ts';
 
 /** POST /v1/speak/with-timestamps as 16-bit PCM (unless `body` names a format); the answer with its audio decoded. */
-export async function timedSpeech(server: TestServer, key: string, body: Record<string, unknown>): Promise<SpeechWithTimestamps & { samples: Float32Array }> {
+export async function timedSpeech(
+  server: TestServer,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<SpeechWithTimestamps & { samples: Float32Array }> {
   const res = await server.request('/v1/speak/with-timestamps', { json: { format: 'pcm', ...body }, bearer: key });
   const text = await res.text();
   assert.equal(res.status, 200, text);

@@ -75,14 +75,27 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
     catalog[v.key] = {
       key: v.key,
       name: dataset,
-      language: { code: locale, family, region, name_native: 'English', name_english: family === 'en' ? 'English' : family, country_english: region === 'US' ? 'United States' : region },
+      language: {
+        code: locale,
+        family,
+        region,
+        name_native: 'English',
+        name_english: family === 'en' ? 'English' : family,
+        country_english: region === 'US' ? 'United States' : region,
+      },
       quality,
       num_speakers: Math.max(1, v.config?.speakers?.length ?? 1),
       speaker_id_map: Object.fromEntries((v.config?.speakers ?? []).map((s, i) => [s, i])),
       files: {
-        [onnxPath.slice('/piper/'.length)]: { size_bytes: model.length, md5_digest: v.wrongChecksum ? md5(Buffer.from('something else')) : md5(model) },
+        [onnxPath.slice('/piper/'.length)]: {
+          size_bytes: model.length,
+          md5_digest: v.wrongChecksum ? md5(Buffer.from('something else')) : md5(model),
+        },
         [jsonPath.slice('/piper/'.length)]: { size_bytes: config.length, md5_digest: md5(config) },
-        [`${onnxPath.slice('/piper/'.length, onnxPath.lastIndexOf('/'))}/MODEL_CARD`]: { size_bytes: 5, md5_digest: md5(Buffer.from('card\n')) },
+        [`${onnxPath.slice('/piper/'.length, onnxPath.lastIndexOf('/'))}/MODEL_CARD`]: {
+          size_bytes: 5,
+          md5_digest: md5(Buffer.from('card\n')),
+        },
       },
       aliases: [],
     };
@@ -93,7 +106,9 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
   const kokoroNames = options.kokoroVoices ?? ['af_heart', 'am_michael', 'bf_emma'];
   const styles = Object.fromEntries(kokoroNames.map((n, i) => [n, () => 0.1 + 0.05 * i]));
   const bin = Buffer.from(voicesNpz(styles));
-  const manifest: Record<string, { size_bytes: number; sha256_digest: string }> = { 'voices-v1.0.bin': { size_bytes: bin.length, sha256_digest: sha256(bin) } };
+  const manifest: Record<string, { size_bytes: number; sha256_digest: string }> = {
+    'voices-v1.0.bin': { size_bytes: bin.length, sha256_digest: sha256(bin) },
+  };
   files.set('/kokoro/voices-v1.0.bin', bin);
   for (const name of ['kokoro-v1.0.onnx', 'kokoro-v1.0.fp16.onnx', 'kokoro-v1.0.int8.onnx']) {
     const model = Buffer.from(kokoroModel({ paddingBytes: options.kokoroPaddingBytes }));
@@ -124,7 +139,8 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
       res.writeHead(404).end('not found');
       return;
     }
-    if (path === '/piper/voices.json' && ++catalogReads >= (options.hold?.catalogReads ?? Infinity)) for (const go of released.splice(0)) go();
+    if (path === '/piper/voices.json' && ++catalogReads >= (options.hold?.catalogReads ?? Infinity))
+      for (const go of released.splice(0)) go();
     if (options.hold?.paths.includes(path) && catalogReads < options.hold.catalogReads) await new Promise<void>((r) => released.push(r));
     let start = 0;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
@@ -134,7 +150,11 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
         res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
         return;
       }
-      res.writeHead(206, { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}`, 'content-length': body.length - start, 'accept-ranges': 'bytes' });
+      res.writeHead(206, {
+        'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+        'content-length': body.length - start,
+        'accept-ranges': 'bytes',
+      });
     } else {
       res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' });
     }

@@ -13,7 +13,11 @@ export class WyomingClient {
 
   /** `localAddress`: another loopback address (127.0.0.2) is another client address to the server. */
   constructor(port: number, options: { host?: string; localAddress?: string } = {}) {
-    this.socket = connect({ port, host: options.host ?? '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
+    this.socket = connect({
+      port,
+      host: options.host ?? '127.0.0.1',
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    });
     this.socket.on('data', (b: Buffer) => {
       this.events.push(...this.reader.push(b));
       this.wake?.();
@@ -71,11 +75,20 @@ export class WyomingClient {
       const e = await this.next();
       if (e.type === 'audio-stop') break;
       assert.equal(e.type, 'audio-chunk', JSON.stringify(e.data));
-      assert.deepEqual({ rate: e.data.rate, width: e.data.width, channels: e.data.channels }, { rate: start.data.rate, width: 2, channels: 1 });
+      assert.deepEqual(
+        { rate: e.data.rate, width: e.data.width, channels: e.data.channels },
+        { rate: start.data.rate, width: 2, channels: 1 },
+      );
       parts.push(Buffer.from(e.payload ?? new Uint8Array()));
     }
     const bytes = Buffer.concat(parts);
-    return { rate: start.data.rate as number, width: start.data.width as number, channels: start.data.channels as number, samples: bytes.length / 2, bytes };
+    return {
+      rate: start.data.rate as number,
+      width: start.data.width as number,
+      channels: start.data.channels as number,
+      samples: bytes.length / 2,
+      bytes,
+    };
   }
 
   close(): void {

@@ -37,7 +37,11 @@ function raw(
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers });
+        resolve({
+          status: res.statusCode ?? 0,
+          json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {},
+          headers: res.headers,
+        });
       });
     });
     req.on('error', reject);
@@ -75,17 +79,30 @@ describe('no PUBLIC_URL: the service answers on its own addresses', () => {
     test(`from ${address}: sign-in, a key, and the mailed link points back at ${address}`, async () => {
       const { cookie, link } = await signInFrom(address, `from-${address.replaceAll('.', '-')}@example.com`);
       assert.ok(link.startsWith(`http://${address}:${port}/verify?token=`), link);
-      const created = await raw(port, '/api/auth/api-keys', { connectTo: address, origin: `http://${address}:${port}`, cookie, json: { name: 'from here' } });
+      const created = await raw(port, '/api/auth/api-keys', {
+        connectTo: address,
+        origin: `http://${address}:${port}`,
+        cookie,
+        json: { name: 'from here' },
+      });
       assert.equal(created.status, 201, JSON.stringify(created.json));
       // The page is served with a CSP whose stream address is this one.
       const page = await raw(port, '/', { connectTo: address });
-      assert.match(String(page.headers['content-security-policy']), new RegExp(`connect-src 'self' ws://${address.replaceAll('.', '\\.')}:${port}`));
+      assert.match(
+        String(page.headers['content-security-policy']),
+        new RegExp(`connect-src 'self' ws://${address.replaceAll('.', '\\.')}:${port}`),
+      );
     });
   }
 
   test('localhost is its own origin too', async () => {
     const { cookie } = await signInFrom('127.0.0.1', 'localhost@example.com');
-    const created = await raw(port, '/api/auth/api-keys', { host: `localhost:${port}`, origin: `http://localhost:${port}`, cookie, json: { name: 'lh' } });
+    const created = await raw(port, '/api/auth/api-keys', {
+      host: `localhost:${port}`,
+      origin: `http://localhost:${port}`,
+      cookie,
+      json: { name: 'lh' },
+    });
     assert.equal(created.status, 201);
   });
 
@@ -112,7 +129,11 @@ describe('no PUBLIC_URL: the service answers on its own addresses', () => {
 
   test('a forged Host cannot send the sign-in link elsewhere: it falls back to the default address', async () => {
     const before = s.mail.messages.length;
-    const res = await raw(port, '/api/auth/login', { host: `6.6.6.6:${port}`, origin: `http://6.6.6.6:${port}`, json: { email: 'victim@example.com' } });
+    const res = await raw(port, '/api/auth/login', {
+      host: `6.6.6.6:${port}`,
+      origin: `http://6.6.6.6:${port}`,
+      json: { email: 'victim@example.com' },
+    });
     assert.equal(res.status, 200);
     await s.mail.tokenFor('victim@example.com', before);
     const mailText = lastMailTo(s, 'victim@example.com');

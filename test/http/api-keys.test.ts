@@ -105,7 +105,12 @@ describe('API keys: errors', () => {
     }
     const list = (await (await s.request('/api/auth/api-keys', { cookie })).json()) as KeyList;
     assert.equal(list.keys.length, MAX_KEYS_PER_USER);
-    const revoked = await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: list.keys[0].id }, cookie, sameOrigin: true });
+    const revoked = await s.request('/api/auth/api-keys', {
+      method: 'DELETE',
+      json: { key_id: list.keys[0].id },
+      cookie,
+      sameOrigin: true,
+    });
     assert.equal(revoked.status, 200);
     assert.equal((await create('after revoke')).status, 201);
     assert.equal((await create('one too many')).status, 400);
@@ -143,7 +148,7 @@ describe('API keys: security', () => {
     }
   });
 
-  test('users cannot see or revoke each other\'s keys', async () => {
+  test("users cannot see or revoke each other's keys", async () => {
     const a = await s.newKey('iso-a@example.com');
     const b = await s.newKey('iso-b@example.com');
     const listB = (await (await s.request('/api/auth/api-keys', { bearer: b.key })).json()) as KeyList;

@@ -90,7 +90,7 @@ describe('magic-link sign-in: happy path', () => {
     assert.match(raw, /Content-Type: text\/html/i, 'an HTML part too');
   });
 
-  test('logout closes the session\'s open WebSocket stream (1008)', async () => {
+  test("logout closes the session's open WebSocket stream (1008)", async () => {
     const { cookie } = await s.signIn('stream-logout@example.com');
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream`, { headers: { cookie, origin: s.origin } });
     await once(ws, 'open');
@@ -144,7 +144,11 @@ describe('magic-link sign-in: errors', () => {
     await s.request('/api/auth/login', { json: { email: 'late@example.com' } });
     const token = await s.mail.tokenFor('late@example.com', n);
     // Move the clock of this one link instead of waiting 15 minutes.
-    await s.app.services.db.updateTable('magic_links').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('email', '=', 'late@example.com').execute();
+    await s.app.services.db
+      .updateTable('magic_links')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('email', '=', 'late@example.com')
+      .execute();
     const res = await s.request('/api/auth/verify', { json: { token } });
     assert.equal(res.status, 410);
     const body = (await res.json()) as { error: string; code: string; request_id: string };
@@ -166,7 +170,11 @@ describe('magic-link sign-in: errors', () => {
 
   test('an idle session expires', async () => {
     const { cookie, user } = await s.signIn('idle@example.com');
-    await s.app.services.db.updateTable('sessions').set({ last_seen_at: new Date(Date.now() - 8 * 86_400_000).toISOString() }).where('user_id', '=', user.id).execute();
+    await s.app.services.db
+      .updateTable('sessions')
+      .set({ last_seen_at: new Date(Date.now() - 8 * 86_400_000).toISOString() })
+      .where('user_id', '=', user.id)
+      .execute();
     assert.deepEqual(await (await s.request('/api/auth/session', { cookie })).json(), { user: null });
   });
 

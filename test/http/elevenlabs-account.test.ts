@@ -34,12 +34,23 @@ async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
 
 /** ffprobe's view of the first audio stream: codec, sample rate, bit rate (the stream's, else the file's average). */
 function probeRates(path: string): { codec: string; sampleRate: number; bitRate: number } {
-  const r = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,bit_rate:format=bit_rate', '-of', 'json', path], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,bit_rate:format=bit_rate', '-of', 'json', path],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
-  const j = JSON.parse(r.stdout) as { streams: Array<{ codec_name: string; sample_rate: string; bit_rate?: string }>; format: { bit_rate?: string } };
+  const j = JSON.parse(r.stdout) as {
+    streams: Array<{ codec_name: string; sample_rate: string; bit_rate?: string }>;
+    format: { bit_rate?: string };
+  };
   const stream = j.streams[0];
   const streamRate = Number(stream.bit_rate);
-  return { codec: stream.codec_name, sampleRate: Number(stream.sample_rate), bitRate: Number.isFinite(streamRate) && streamRate > 0 ? streamRate : Number(j.format.bit_rate) };
+  return {
+    codec: stream.codec_name,
+    sampleRate: Number(stream.sample_rate),
+    bitRate: Number.isFinite(streamRate) && streamRate > 0 ? streamRate : Number(j.format.bit_rate),
+  };
 }
 
 describe('ElevenLabs SDK: models and the account', () => {
@@ -55,7 +66,9 @@ describe('ElevenLabs SDK: models and the account', () => {
     assert.ok((espeak?.languages?.length ?? 0) > 50, 'espeak speaks many languages');
     assert.ok(espeak?.languages?.some((l) => l.languageId === 'de' && l.name === 'German'));
     // The ids work as their model_id (accepted; the voice decides).
-    const audio = await bytesOf(await eleven.textToSpeech.convert('flite-slt', { text: 'Hello.', modelId: 'flite', outputFormat: 'pcm_16000' }));
+    const audio = await bytesOf(
+      await eleven.textToSpeech.convert('flite-slt', { text: 'Hello.', modelId: 'flite', outputFormat: 'pcm_16000' }),
+    );
     assert.ok(audio.length > 3200);
   });
 
@@ -65,9 +78,15 @@ describe('ElevenLabs SDK: models and the account', () => {
     for await (const m of openai.models.list()) ids.push(m.id);
     assert.ok(ids.includes('tts-1') && ids.includes('flite'));
     const model = await openai.models.retrieve('flite');
-    assert.deepEqual({ id: model.id, object: model.object, owned_by: model.owned_by }, { id: 'flite', object: 'model', owned_by: 'voxsmith' });
+    assert.deepEqual(
+      { id: model.id, object: model.object, owned_by: model.owned_by },
+      { id: 'flite', object: 'model', owned_by: 'voxsmith' },
+    );
     assert.equal((await openai.models.retrieve('tts-1-hd')).id, 'tts-1-hd');
-    await assert.rejects(openai.models.retrieve('whisper-1'), (err: unknown) => err instanceof OpenAI.NotFoundError && /No model "whisper-1"/.test(String((err as { error?: unknown }).error)));
+    await assert.rejects(
+      openai.models.retrieve('whisper-1'),
+      (err: unknown) => err instanceof OpenAI.NotFoundError && /No model "whisper-1"/.test(String((err as { error?: unknown }).error)),
+    );
     // Without a key too, as Open WebUI asks.
     const res = await fetch(`${s.base}/v1/models/espeak`);
     assert.equal(res.status, 200);

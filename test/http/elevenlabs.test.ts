@@ -81,7 +81,11 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
     assert.ok(Math.abs(normal.length / 24_000 - reference) < 0.1, `${normal.length / 24_000} s vs ${reference} s`);
     const pitch = measurePitch(normal, 24_000).medianHz;
     assert.ok(pitch > 150, `female voice at ${pitch} Hz`);
-    const fast = pcm16Samples(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000', voiceSettings: { speed: 1.5, stability: 0.3 } })));
+    const fast = pcm16Samples(
+      await bytesOf(
+        await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_24000', voiceSettings: { speed: 1.5, stability: 0.3 } }),
+      ),
+    );
     assert.ok(fast.length < normal.length * 0.8, `speed 1.5: ${fast.length / 24_000} s vs ${normal.length / 24_000} s`);
     // pcm_16000: the same speech, at the rate it names.
     const low = pcm16Samples(await bytesOf(await eleven.textToSpeech.stream(VOICE, { text: TEXT, outputFormat: 'pcm_16000' })));
@@ -110,7 +114,10 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
     { name: 'alaw_8000', law: 'alaw', type: 'audio/x-alaw-basic', silence: [0xd5, 0x55] },
   ] as const) {
     test(`output_format ${c.name}: bare 8 kHz G.711 bytes, no WAV header, as a telephony stream takes them`, async () => {
-      const res = await s.request(`/v1/text-to-speech/${VOICE}/stream?output_format=${c.name}`, { json: { text: TEXT }, headers: { 'xi-api-key': key } });
+      const res = await s.request(`/v1/text-to-speech/${VOICE}/stream?output_format=${c.name}`, {
+        json: { text: TEXT },
+        headers: { 'xi-api-key': key },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), c.type);
       const audio = Buffer.from(await res.arrayBuffer());
@@ -186,8 +193,7 @@ describe('ElevenLabs SDK: voices', () => {
 });
 
 describe('ElevenLabs routes: keys and errors', () => {
-  const post = (path: string, json: unknown, headers: Record<string, string>) =>
-    s.request(path, { method: 'POST', json, headers });
+  const post = (path: string, json: unknown, headers: Record<string, string>) => s.request(path, { method: 'POST', json, headers });
 
   test('xi-api-key is the key header; a bad one is a 401 like a bad Bearer key, counted alike', async () => {
     const ok = await post(`/v1/text-to-speech/${VOICE}?output_format=pcm_24000`, { text: 'Hi.' }, { 'xi-api-key': key });
@@ -209,11 +215,16 @@ describe('ElevenLabs routes: keys and errors', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as { error: string; code: string };
     assert.equal(body.code, 'validation');
-    for (const name of ['mp3_44100_128', 'pcm_16000', 'pcm_44100', 'wav_8000', 'ulaw_8000', 'alaw_8000', 'opus_48000_64']) assert.match(body.error, new RegExp(name));
+    for (const name of ['mp3_44100_128', 'pcm_16000', 'pcm_44100', 'wav_8000', 'ulaw_8000', 'alaw_8000', 'opus_48000_64'])
+      assert.match(body.error, new RegExp(name));
   });
 
   test('unknown body fields are ignored; missing text, bad speed and an unknown voice are refused', async () => {
-    const extra = await post(`/v1/text-to-speech/${VOICE}/stream?output_format=pcm_24000`, { text: 'Hi.', seed: 4, previous_text: 'x', apply_text_normalization: 'auto' }, { 'xi-api-key': key });
+    const extra = await post(
+      `/v1/text-to-speech/${VOICE}/stream?output_format=pcm_24000`,
+      { text: 'Hi.', seed: 4, previous_text: 'x', apply_text_normalization: 'auto' },
+      { 'xi-api-key': key },
+    );
     assert.equal(extra.status, 200);
     await extra.arrayBuffer();
     const cases: Array<[string, unknown, number, string]> = [
@@ -230,8 +241,15 @@ describe('ElevenLabs routes: keys and errors', () => {
   });
 
   test('the SDK reports our errors as ElevenLabsError with the status; usage counts the characters', async () => {
-    await assert.rejects(eleven.textToSpeech.convert('no-such-voice', { text: 'Hi.' }), (e: unknown) => e instanceof ElevenLabsError && e.statusCode === 404);
-    const usage = async () => ((await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> }).keys.reduce((n, k) => n + k.characters, 0);
+    await assert.rejects(
+      eleven.textToSpeech.convert('no-such-voice', { text: 'Hi.' }),
+      (e: unknown) => e instanceof ElevenLabsError && e.statusCode === 404,
+    );
+    const usage = async () =>
+      ((await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> }).keys.reduce(
+        (n, k) => n + k.characters,
+        0,
+      );
     const before = await usage();
     await bytesOf(await eleven.textToSpeech.convert(VOICE, { text: 'Count these characters.', outputFormat: 'pcm_24000' }));
     assert.equal((await usage()) - before, 'Count these characters.'.length);

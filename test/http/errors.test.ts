@@ -38,14 +38,23 @@ describe('framework errors share the JSON error body', () => {
   });
 
   test('an unsupported content type is 415', async () => {
-    await expectError(await s.request('/api/auth/verify', { body: '<token>abc</token>', headers: { 'content-type': 'application/xml' } }), 415);
+    await expectError(
+      await s.request('/api/auth/verify', { body: '<token>abc</token>', headers: { 'content-type': 'application/xml' } }),
+      415,
+    );
   });
 
   test('__proto__ keys are refused and pollute nothing', async () => {
-    const res = await s.request('/api/auth/verify', { body: '{"token":"abc","__proto__":{"polluted":true}}', headers: { 'content-type': 'application/json' } });
+    const res = await s.request('/api/auth/verify', {
+      body: '{"token":"abc","__proto__":{"polluted":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
     await expectError(res, 400);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
-    const ctor = await s.request('/api/auth/verify', { body: '{"token":"abc","constructor":{"prototype":{"polluted":true}}}', headers: { 'content-type': 'application/json' } });
+    const ctor = await s.request('/api/auth/verify', {
+      body: '{"token":"abc","constructor":{"prototype":{"polluted":true}}}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(ctor.status, 400);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
@@ -77,7 +86,8 @@ describe('per-address login limit', () => {
     const limitedServer = await startServer({ env: { LOGIN_ADDRESS_LIMIT_PER_HOUR: '2' } });
     after(() => limitedServer.close());
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await limitedServer.request('/api/auth/login', { json: { email: 'victim@example.com' } })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await limitedServer.request('/api/auth/login', { json: { email: 'victim@example.com' } })).status);
     assert.deepEqual(statuses, [200, 200, 429]);
     const other = await limitedServer.request('/api/auth/login', { json: { email: 'someone-else@example.com' } });
     assert.equal(other.status, 200);
@@ -91,8 +101,15 @@ describe('behind a proxy', () => {
     after(() => Promise.all([trusted.close(), untrusted.close()]));
     const login = (srv: TestServer, ip: string) =>
       srv.request('/api/auth/login', { json: { email: `p${ip}@example.com` }, headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
-    assert.deepEqual([await login(trusted, '203.0.113.1'), await login(trusted, '203.0.113.2'), await login(trusted, '203.0.113.1')], [200, 200, 429]);
-    assert.deepEqual([await login(untrusted, '203.0.113.1'), await login(untrusted, '203.0.113.2')], [200, 429], 'a client cannot pick its own address');
+    assert.deepEqual(
+      [await login(trusted, '203.0.113.1'), await login(trusted, '203.0.113.2'), await login(trusted, '203.0.113.1')],
+      [200, 200, 429],
+    );
+    assert.deepEqual(
+      [await login(untrusted, '203.0.113.1'), await login(untrusted, '203.0.113.2')],
+      [200, 429],
+      'a client cannot pick its own address',
+    );
   });
 });
 

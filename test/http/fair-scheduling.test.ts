@@ -14,7 +14,9 @@ const MAX_PER_KEY = 4;
 let s: TestServer;
 before(async () => {
   // One worker with one slot: every synthesis waits for the one before it, in the scheduler's order.
-  s = await startServer({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', MAX_CONCURRENT_PER_KEY: String(MAX_PER_KEY), CACHE_MB: '0' } });
+  s = await startServer({
+    env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', MAX_CONCURRENT_PER_KEY: String(MAX_PER_KEY), CACHE_MB: '0' },
+  });
 });
 after(async () => {
   await s.close();
@@ -217,7 +219,10 @@ describe('WebSocket: a waiting request is told its place', () => {
     const positions = (c: StreamClient) => {
       const firstAudio = c.messages.findIndex((m) => m.type === 'audio');
       assert.ok(firstAudio > 0, 'audio came, after the queued messages');
-      assert.ok(c.messages.slice(firstAudio).every((m) => m.type !== 'queued'), 'no queued message after audio');
+      assert.ok(
+        c.messages.slice(firstAudio).every((m) => m.type !== 'queued'),
+        'no queued message after audio',
+      );
       return c.messages.slice(0, firstAudio).map((m) => m.position);
     };
     assert.deepEqual(positions(f1), [1]);

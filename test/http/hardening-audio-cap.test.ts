@@ -32,18 +32,27 @@ describe('MAX_AUDIO_SECONDS', () => {
   test('HTTP: the audio stops at the cap and the error arrives in the X-Voxsmith-Error trailer', async () => {
     const before = await charactersUsed();
     const url = new URL('/v1/speak', s.base);
-    const { status, headers, body, trailers } = await new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer; trailers: NodeJS.Dict<string> }>(
-      (resolve, reject) => {
-        const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+    const { status, headers, body, trailers } = await new Promise<{
+      status: number;
+      headers: Record<string, unknown>;
+      body: Buffer;
+      trailers: NodeJS.Dict<string>;
+    }>((resolve, reject) => {
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+        (res) => {
           const parts: Buffer[] = [];
           res.on('data', (d: Buffer) => parts.push(d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), trailers: res.trailers }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), trailers: res.trailers }),
+          );
           res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(JSON.stringify({ text: LONG_TEXT, format: 'pcm' }));
-      },
-    );
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ text: LONG_TEXT, format: 'pcm' }));
+    });
     assert.equal(status, 200);
     assert.equal(String(headers.trailer).toLowerCase(), 'x-voxsmith-error');
     const rate = Number(headers['x-sample-rate']);
@@ -57,7 +66,10 @@ describe('MAX_AUDIO_SECONDS', () => {
     assert.equal(error.request_id, headers['x-request-id']);
     // What was delivered is counted: some of the text, not none of it and not all of it.
     const counted = (await charactersUsed()) - before;
-    assert.ok(counted > 0 && counted < LONG_TEXT.length / 2, `${counted} of ${LONG_TEXT.length} characters counted for ${seconds} s of audio`);
+    assert.ok(
+      counted > 0 && counted < LONG_TEXT.length / 2,
+      `${counted} of ${LONG_TEXT.length} characters counted for ${seconds} s of audio`,
+    );
   });
 
   test('HTTP: speech under the cap has no error trailer', async () => {
@@ -93,7 +105,9 @@ describe('MAX_AUDIO_SECONDS', () => {
     assert.ok(seconds > 0 && seconds <= CAP_SECONDS, `${seconds} s of audio`);
     // The connection stays usable.
     messages.length = 0;
-    const next = new Promise<void>((resolve) => ws.on('message', (d) => (JSON.parse(d.toString()) as { type: string }).type === 'done' && resolve()));
+    const next = new Promise<void>((resolve) =>
+      ws.on('message', (d) => (JSON.parse(d.toString()) as { type: string }).type === 'done' && resolve()),
+    );
     ws.send(JSON.stringify({ type: 'synthesize', id: 'short', text: 'Hi.' }));
     await next;
     ws.close();
@@ -122,7 +136,11 @@ describe('MAX_AUDIO_SECONDS and SSML', () => {
     assert.equal(body.code, 'audio_too_long');
     assert.match(body.error, /breaks/);
     const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ requests: number }> };
-    assert.equal(usage.keys.reduce((n, k) => n + k.requests, 0), 0, 'nothing was spoken or counted');
+    assert.equal(
+      usage.keys.reduce((n, k) => n + k.requests, 0),
+      0,
+      'nothing was spoken or counted',
+    );
   });
 
   test('SSML cut at the cap counts the spoken characters delivered, not its markup', async () => {
@@ -130,11 +148,15 @@ describe('MAX_AUDIO_SECONDS and SSML', () => {
     const text = `<speak>${`<p><prosody rate="slow">${sentence}</prosody></p>`.repeat(12)}</speak>`;
     const url = new URL('/v1/speak', s.base);
     const trailer = await new Promise<string | undefined>((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.trailers['x-voxsmith-error']));
-        res.on('error', reject);
-      });
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.trailers['x-voxsmith-error']));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ text, format: 'pcm', voice_id: 'flite-slt' }));
     });

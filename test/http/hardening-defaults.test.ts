@@ -20,7 +20,11 @@ describe('defaults: sign-in link, session cookie, caching, names', () => {
   test('a sign-in link lives 10 minutes by default', async () => {
     const res = await s.request('/api/auth/login', { json: { email: 'ttl@example.com' } });
     assert.match(((await res.json()) as { message: string }).message, /expires in 10 minutes/);
-    const row = await s.app.services.db.selectFrom('magic_links').select(['created_at', 'expires_at']).where('email', '=', 'ttl@example.com').executeTakeFirstOrThrow();
+    const row = await s.app.services.db
+      .selectFrom('magic_links')
+      .select(['created_at', 'expires_at'])
+      .where('email', '=', 'ttl@example.com')
+      .executeTakeFirstOrThrow();
     assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 10 * 60_000);
   });
 

@@ -63,7 +63,13 @@ describe('every error in the envelope', () => {
     const host = 'Host: voxsmith.test\r\n';
     const cases: Array<[string, string, number, string, RegExp]> = [
       ['unknown method', `FROB / HTTP/1.1\r\n${host}\r\n`, 400, 'malformed_request', /method/i],
-      ['bad Content-Length', `POST /api/auth/logout HTTP/1.1\r\n${host}Content-Length: abc\r\n\r\n`, 400, 'malformed_request', /Content-Length/],
+      [
+        'bad Content-Length',
+        `POST /api/auth/logout HTTP/1.1\r\n${host}Content-Length: abc\r\n\r\n`,
+        400,
+        'malformed_request',
+        /Content-Length/,
+      ],
       [
         'Transfer-Encoding and Content-Length',
         `POST /api/auth/logout HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
@@ -116,7 +122,10 @@ describe('Expect and methods, in the envelope', () => {
 
   test('an Expect other than 100-continue: 417 expectation_failed with the envelope, not an empty answer', async () => {
     for (const expect of ['999', 'something-else']) {
-      const answer = await raw(s.base, `POST /v1/speak HTTP/1.1\r\nHost: x\r\nExpect: ${expect}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
+      const answer = await raw(
+        s.base,
+        `POST /v1/speak HTTP/1.1\r\nHost: x\r\nExpect: ${expect}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      );
       const body = assertEnvelope(answer, 417, 'expectation_failed', `Expect: ${expect}`);
       assert.match(body.error, /100-continue/);
     }
@@ -141,7 +150,11 @@ describe('Expect and methods, in the envelope', () => {
       assert.ok(body.error.includes(allow), body.error);
     }
     // A path nothing answers stays 404; so do the dashboard's own pages asked with another method.
-    for (const [method, path] of [['POST', '/v1/nothing-here'], ['GET', '/api/nothing'], ['POST', '/keys']]) {
+    for (const [method, path] of [
+      ['POST', '/v1/nothing-here'],
+      ['GET', '/api/nothing'],
+      ['POST', '/keys'],
+    ]) {
       const answer = await raw(s.base, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       assertEnvelope(answer, 404, 'route_not_found', `${method} ${path}`);
     }

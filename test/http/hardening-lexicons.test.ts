@@ -24,11 +24,21 @@ describe('PLS import: limits while parsing (the event loop: test/process/pls-eve
   test('too many graphemes and over-long text stop the reading where they are', async () => {
     const { key } = await s.newKey('pls-limits@example.com');
     const many = `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon">${Array.from({ length: 2001 }, (_, i) => `<lexeme><grapheme>w${i}</grapheme><alias>x</alias></lexeme>`).join('')}</lexicon>`;
-    const res = await s.request('/api/lexicons/many/pls', { method: 'PUT', body: many, headers: { 'content-type': 'application/pls+xml' }, bearer: key });
+    const res = await s.request('/api/lexicons/many/pls', {
+      method: 'PUT',
+      body: many,
+      headers: { 'content-type': 'application/pls+xml' },
+      bearer: key,
+    });
     assert.equal(res.status, 400);
     assert.match(((await res.json()) as { error: string }).error, /more than 2000 graphemes/);
     const long = `<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon"><lexeme><grapheme>${'x'.repeat(5000)}</grapheme><alias>y</alias></lexeme></lexicon>`;
-    const res2 = await s.request('/api/lexicons/long/pls', { method: 'PUT', body: long, headers: { 'content-type': 'application/pls+xml' }, bearer: key });
+    const res2 = await s.request('/api/lexicons/long/pls', {
+      method: 'PUT',
+      body: long,
+      headers: { 'content-type': 'application/pls+xml' },
+      bearer: key,
+    });
     assert.equal(res2.status, 400);
     assert.equal(await codeOf(res2), 'invalid_pls');
   });
@@ -38,16 +48,27 @@ describe('lexicon matching scales with the text, not the rules', () => {
   test('a default lexicon of 2 000 rules of 100 characters: a sentence is spoken, the rules that match are applied', async () => {
     const { key } = await s.newKey('long-lexicon@example.com');
     // Rule i: "alpha<i> bravo<i> …" up to 100 characters (the longest grapheme), each aliased.
-    const grapheme = (i: number): string => Array.from({ length: 12 }, (_, k) => `${['alpha', 'bravo', 'charlie', 'delta'][k % 4]}${i}x${k}`).join(' ').slice(0, 100).trim();
+    const grapheme = (i: number): string =>
+      Array.from({ length: 12 }, (_, k) => `${['alpha', 'bravo', 'charlie', 'delta'][k % 4]}${i}x${k}`)
+        .join(' ')
+        .slice(0, 100)
+        .trim();
     const rules = Array.from({ length: LEXICON_LIMITS.rulesPerLexicon }, (_, i) => ({ grapheme: grapheme(i), alias: `rule ${i}` }));
     const created = await s.request('/api/lexicons', { json: { name: 'long', rules, default: true }, bearer: key });
     assert.equal(created.status, 201, await created.clone().text());
     const started = performance.now();
-    const phonemized = await s.request('/v1/phonemize', { json: { text: `Before ${grapheme(1999)} after.`, voice_id: 'flite-slt' }, bearer: key });
+    const phonemized = await s.request('/v1/phonemize', {
+      json: { text: `Before ${grapheme(1999)} after.`, voice_id: 'flite-slt' },
+      bearer: key,
+    });
     assert.equal(phonemized.status, 200, await phonemized.clone().text());
     const { normalized } = (await phonemized.json()) as { normalized: string };
     assert.match(normalized, /^Before rule one thousand nine hundred (and )?ninety[- ]nine after/i, normalized);
-    const res = await s.request('/v1/speak', { json: { text: `Hello ${grapheme(7)} and goodbye.`, voice_id: 'flite-slt', format: 'pcm' }, bearer: key, headers: {} });
+    const res = await s.request('/v1/speak', {
+      json: { text: `Hello ${grapheme(7)} and goodbye.`, voice_id: 'flite-slt', format: 'pcm' },
+      bearer: key,
+      headers: {},
+    });
     assert.equal(res.status, 200);
     assert.ok((await res.arrayBuffer()).byteLength > 48_000, 'speech');
     const seconds = (performance.now() - started) / 1000;
@@ -96,7 +117,10 @@ describe('the text limit applies to what is said: after aliases and spell-outs',
       assert.equal(body.code, 'text_too_long', what);
       assert.match(body.error, /expanded/, what);
     }
-    const fine = await s.request('/v1/speak', { json: { text: '<speak><say-as interpret-as="characters">ABC</say-as></speak>', format: 'pcm' }, bearer: key });
+    const fine = await s.request('/v1/speak', {
+      json: { text: '<speak><say-as interpret-as="characters">ABC</say-as></speak>', format: 'pcm' },
+      bearer: key,
+    });
     assert.equal(fine.status, 200);
     await fine.arrayBuffer();
   });
@@ -143,9 +167,17 @@ describe('default lexicon updates in parallel', () => {
       const res = await s.request('/api/lexicons', { json: { name, rules: [{ grapheme: 'WHO', alias: name }] }, bearer: key });
       assert.equal(res.status, 201);
     }
-    const answers = await Promise.all(names.map((name) => s.request(`/api/lexicons/${name}`, { method: 'PATCH', json: { default: true }, bearer: key })));
-    assert.deepEqual(answers.map((r) => r.status), names.map(() => 200), `store: ${s.store}`);
-    const list = (await (await s.request('/api/lexicons', { bearer: key })).json()) as { lexicons: Array<{ name: string; default: boolean }> };
+    const answers = await Promise.all(
+      names.map((name) => s.request(`/api/lexicons/${name}`, { method: 'PATCH', json: { default: true }, bearer: key })),
+    );
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      names.map(() => 200),
+      `store: ${s.store}`,
+    );
+    const list = (await (await s.request('/api/lexicons', { bearer: key })).json()) as {
+      lexicons: Array<{ name: string; default: boolean }>;
+    };
     assert.equal(list.lexicons.filter((l) => l.default).length, 1);
     // And the rename race: two lexicons renamed to one name at once, one wins and the other is told why.
     const renames = await Promise.all([

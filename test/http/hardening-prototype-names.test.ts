@@ -31,9 +31,15 @@ describe('user-supplied names never reach Object.prototype', () => {
       await refused(await s.request('/v1/speak', { json: { text: 'hi', voice_id: name }, bearer: key }), `speak voice_id ${name}`);
       await refused(await s.request('/v1/speak', { json: { text: 'hi', format: name }, bearer: key }), `speak format ${name}`);
       for (const model of ['tts-1', 'tts-1-hd', 'flite', 'espeak']) {
-        await refused(await s.request('/v1/audio/speech', { json: { model, input: 'hi', voice: name }, bearer: key }), `openai ${model} voice ${name}`);
+        await refused(
+          await s.request('/v1/audio/speech', { json: { model, input: 'hi', voice: name }, bearer: key }),
+          `openai ${model} voice ${name}`,
+        );
       }
-      await refused(await s.request('/v1/audio/speech', { json: { model: name, input: 'hi', voice: 'alloy' }, bearer: key }), `openai model ${name}`);
+      await refused(
+        await s.request('/v1/audio/speech', { json: { model: name, input: 'hi', voice: 'alloy' }, bearer: key }),
+        `openai model ${name}`,
+      );
       await refused(
         await s.request('/v1/audio/speech', { json: { model: 'tts-1', input: 'hi', voice: 'alloy', response_format: name }, bearer: key }),
         `openai response_format ${name}`,
@@ -57,10 +63,14 @@ describe('user-supplied names never reach Object.prototype', () => {
     const cases = NAMES.flatMap((name) => [{ voice_id: name }, { engine: name }]);
     for (const [i, extra] of cases.entries()) ws.send(JSON.stringify({ type: 'synthesize', text: 'hi', id: `p${i}`, ...extra }));
     const deadline = Date.now() + 30_000;
-    while (messages.filter((m) => m.type === 'error').length < cases.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (messages.filter((m) => m.type === 'error').length < cases.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const errors = messages.filter((m) => m.type === 'error');
     assert.equal(errors.length, cases.length, JSON.stringify(messages));
-    assert.ok(errors.every((m) => m.code !== 'internal'), JSON.stringify(errors));
+    assert.ok(
+      errors.every((m) => m.code !== 'internal'),
+      JSON.stringify(errors),
+    );
     assert.ok(!messages.some((m) => m.type === 'audio'), 'no silent default voice');
     assert.equal(ws.readyState, WebSocket.OPEN);
     ws.close();
@@ -123,7 +133,10 @@ describe('SSML never looks a request value up on Object.prototype', () => {
   test(`${PROTOTYPE_NAMES.length} prototype names in every SSML position: 400 ssml_invalid on /v1/speak`, async () => {
     for (const name of PROTOTYPE_NAMES) {
       for (const [where, text] of ssmlPlacements(name)) {
-        await ssmlInvalid(await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key }), `${where} ${name}`);
+        await ssmlInvalid(
+          await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key }),
+          `${where} ${name}`,
+        );
       }
     }
   });
@@ -132,8 +145,14 @@ describe('SSML never looks a request value up on Object.prototype', () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       const text = `<speak>a <say-as interpret-as="${name}">12</say-as> <break strength="${name}"/></speak>`;
       await ssmlInvalid(await s.request('/v1/speak/with-timestamps', { json: { text }, bearer: key }), `timestamps ${name}`);
-      await ssmlInvalid(await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: text }, bearer: key }), `openai ${name}`);
-      await ssmlInvalid(await s.request('/v1/text-to-speech/flite-slt', { json: { text }, headers: { 'xi-api-key': key } }), `elevenlabs ${name}`);
+      await ssmlInvalid(
+        await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: text }, bearer: key }),
+        `openai ${name}`,
+      );
+      await ssmlInvalid(
+        await s.request('/v1/text-to-speech/flite-slt', { json: { text }, headers: { 'xi-api-key': key } }),
+        `elevenlabs ${name}`,
+      );
     }
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
     const messages: Array<{ type: string; code?: string }> = [];
@@ -142,10 +161,15 @@ describe('SSML never looks a request value up on Object.prototype', () => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
-    ws.send(JSON.stringify({ type: 'synthesize', id: 'p', text: '<speak><break strength="constructor"/>a <toString>b</toString></speak>' }));
+    ws.send(
+      JSON.stringify({ type: 'synthesize', id: 'p', text: '<speak><break strength="constructor"/>a <toString>b</toString></speak>' }),
+    );
     const deadline = Date.now() + 30_000;
     while (!messages.some((m) => m.type === 'error') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(messages.filter((m) => m.type === 'error').map((m) => m.code), ['ssml_invalid']);
+    assert.deepEqual(
+      messages.filter((m) => m.type === 'error').map((m) => m.code),
+      ['ssml_invalid'],
+    );
     ws.close();
   });
 

@@ -10,7 +10,9 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 function open(base: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve({ socket, received: () => Buffer.concat(chunks).toString('utf8'), closed }));
+    const socket = connect(Number(port), hostname, () =>
+      resolve({ socket, received: () => Buffer.concat(chunks).toString('utf8'), closed }),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => {});
@@ -53,7 +55,10 @@ describe('slow clients are cut', () => {
 
   test('a body trickled a byte at a time gets 408 in the envelope and the connection is closed', async () => {
     const conn = await open(s.base);
-    await trickle(conn, 'POST /api/auth/logout HTTP/1.1\r\nHost: voxsmith.test\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n');
+    await trickle(
+      conn,
+      'POST /api/auth/logout HTTP/1.1\r\nHost: voxsmith.test\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n',
+    );
     assert.equal(envelopeOf(conn.received(), 408).code, 'request_timeout');
   });
 

@@ -21,7 +21,29 @@ describe('input streaming and the rate limit', () => {
   test(`every sentence of a never-flushed context counts: past ${LIMIT} a minute it is refused with rate_limited`, async () => {
     const c = await StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`, { timeoutMs: 60_000 });
     // The upgrade counted once; then 20 sentences, never flushed, each completed by the next one's start.
-    const words = ['One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve', 'Thirteen', 'Fourteen', 'Fifteen', 'Sixteen', 'Seventeen', 'Eighteen', 'Nineteen', 'Twenty', 'More'];
+    const words = [
+      'One',
+      'Two',
+      'Three',
+      'Four',
+      'Five',
+      'Six',
+      'Seven',
+      'Eight',
+      'Nine',
+      'Ten',
+      'Eleven',
+      'Twelve',
+      'Thirteen',
+      'Fourteen',
+      'Fifteen',
+      'Sixteen',
+      'Seventeen',
+      'Eighteen',
+      'Nineteen',
+      'Twenty',
+      'More',
+    ];
     for (const w of words) c.send({ type: 'synthesize', context_id: 'chat', text: `${w}. `, continue: true, voice_id: 'flite-slt' });
     const error = await c.until((m) => m.type === 'error');
     assert.equal(error.code, 'rate_limited');

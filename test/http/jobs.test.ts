@@ -47,7 +47,15 @@ interface JobBody {
   author: string | null;
   duration_seconds: number | null;
   pieces: { total: number; done: number };
-  chapters: Array<{ index: number; title: string; status: string; progress: number; start_seconds: number | null; duration_seconds: number | null; characters: number }>;
+  chapters: Array<{
+    index: number;
+    title: string;
+    status: string;
+    progress: number;
+    start_seconds: number | null;
+    duration_seconds: number | null;
+    characters: number;
+  }>;
 }
 
 async function upload(bytes: Uint8Array, name: string, fields: Record<string, string> = {}, bearer = key): Promise<Response> {
@@ -82,7 +90,8 @@ async function waitFor(id: string, status: string, timeoutMs = 120_000): Promise
   for (;;) {
     const j = await job(id);
     if (j.status === status) return j;
-    if (j.status === 'failed' || Date.now() > deadline) throw new Error(`job ${id} is ${j.status}, waited for ${status}: ${JSON.stringify(j)}`);
+    if (j.status === 'failed' || Date.now() > deadline)
+      throw new Error(`job ${id} is ${j.status}, waited for ${status}: ${JSON.stringify(j)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -101,7 +110,11 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
   let events: Array<{ event: string | null; data: JobBody }>;
 
   test('202 with the job; the events stream its progress in order and end with done', async () => {
-    const res = await upload(buildEpub(CHAPTERS, { title: 'Nineteen Eighty-Four', author: 'George Orwell', titlePage: true }), 'book.epub', { voice_id: 'flite-slt' });
+    const res = await upload(
+      buildEpub(CHAPTERS, { title: 'Nineteen Eighty-Four', author: 'George Orwell', titlePage: true }),
+      'book.epub',
+      { voice_id: 'flite-slt' },
+    );
     assert.equal(res.status, 202, await res.clone().text());
     const created = (await res.json()) as JobBody;
     id = created.id;
@@ -109,9 +122,15 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     assert.ok(['queued', 'running'].includes(created.status));
     assert.equal(created.title, 'Nineteen Eighty-Four');
     assert.equal(created.author, 'George Orwell');
-    assert.deepEqual(created.chapters.map((c) => c.title), CHAPTERS.map((c) => c.title));
+    assert.deepEqual(
+      created.chapters.map((c) => c.title),
+      CHAPTERS.map((c) => c.title),
+    );
     assert.ok(created.pieces.total >= 4, `the first chapter is cut in pieces (${created.pieces.total} in all)`);
-    assert.equal(created.characters, created.chapters.reduce((n, c) => n + c.characters, 0));
+    assert.equal(
+      created.characters,
+      created.chapters.reduce((n, c) => n + c.characters, 0),
+    );
 
     const stream = await s.request(`/v1/jobs/${id}/events`, { bearer: key });
     assert.equal(stream.status, 200);
@@ -122,7 +141,10 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     assert.equal(last.event, 'done');
     assert.equal(last.data.status, 'done');
     assert.equal(last.data.progress, 1);
-    assert.ok(events.slice(0, -1).every((e) => e.event === null), 'only the last event is named');
+    assert.ok(
+      events.slice(0, -1).every((e) => e.event === null),
+      'only the last event is named',
+    );
     for (let i = 1; i < events.length; i++) {
       const [a, b] = [events[i - 1].data, events[i].data];
       assert.ok(b.progress >= a.progress, `progress never goes back (${a.progress} -> ${b.progress})`);
@@ -141,8 +163,14 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     const path = tmp.file('book.mp3', bytes);
     const probe = spawnSync('ffprobe', ['-v', 'error', '-show_chapters', '-show_format', '-of', 'json', path], { encoding: 'utf8' });
     assert.equal(probe.status, 0, probe.stderr);
-    const info = JSON.parse(probe.stdout) as { chapters: Array<{ start_time: string; end_time: string; tags: { title: string } }>; format: { tags: Record<string, string> } };
-    assert.deepEqual(info.chapters.map((c) => c.tags.title), CHAPTERS.map((c) => c.title));
+    const info = JSON.parse(probe.stdout) as {
+      chapters: Array<{ start_time: string; end_time: string; tags: { title: string } }>;
+      format: { tags: Record<string, string> };
+    };
+    assert.deepEqual(
+      info.chapters.map((c) => c.tags.title),
+      CHAPTERS.map((c) => c.title),
+    );
     assert.equal(info.format.tags.title, 'Nineteen Eighty-Four');
     assert.equal(info.format.tags.artist, 'George Orwell');
     const starts = info.chapters.map((c) => Number(c.start_time));
@@ -150,7 +178,10 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     for (let i = 1; i < starts.length; i++) {
       // Chapter i starts after chapter i-1's speech and the pause between chapters.
       const previous = done.chapters[i - 1].duration_seconds as number;
-      assert.ok(starts[i] >= starts[i - 1] + previous + 1, `chapter ${i} at ${starts[i]} s, after ${starts[i - 1]} + ${previous} s and the pause`);
+      assert.ok(
+        starts[i] >= starts[i - 1] + previous + 1,
+        `chapter ${i} at ${starts[i]} s, after ${starts[i - 1]} + ${previous} s and the pause`,
+      );
       assert.ok(starts[i] <= starts[i - 1] + previous + 2, `chapter ${i} at ${starts[i]} s, no more than the pause after the last`);
       assert.ok(Math.abs(starts[i] - (done.chapters[i].start_seconds as number)) < 0.002, 'the JSON chapter index agrees');
     }
@@ -170,7 +201,10 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
       const speak = await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'mp3' }, bearer: key });
       assert.equal(speak.status, 200);
       const theirs = seconds(tmp.file(`s${n}.mp3`, new Uint8Array(await speak.arrayBuffer())));
-      assert.ok(Math.abs(mine - theirs) <= Math.max(0.2, theirs * 0.02), `chapter ${n}: ${mine.toFixed(3)} s as a job, ${theirs.toFixed(3)} s from /v1/speak`);
+      assert.ok(
+        Math.abs(mine - theirs) <= Math.max(0.2, theirs * 0.02),
+        `chapter ${n}: ${mine.toFixed(3)} s as a job, ${theirs.toFixed(3)} s from /v1/speak`,
+      );
       assert.ok(Math.abs(mine - (done.chapters[n].duration_seconds as number)) < 0.05);
     }
   });
@@ -182,7 +216,10 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     assert.equal(part.res.headers.get('content-range'), `bytes 100-1099/${whole.length}`);
     assert.deepEqual(part.bytes, whole.subarray(100, 1100));
     // A range that crosses from the tag into the first chapter's frames, and one across a chapter boundary.
-    for (const [from, to] of [[0, 5000], [whole.length - 70_000, whole.length - 1]]) {
+    for (const [from, to] of [
+      [0, 5000],
+      [whole.length - 70_000, whole.length - 1],
+    ]) {
       const r = await bytesOf(`/v1/jobs/${id}/audio`, { range: `bytes=${from}-${to}` });
       assert.deepEqual(r.bytes, whole.subarray(from, to + 1));
     }
@@ -216,10 +253,16 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
 describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
   test('plain text: "Chapter" lines start chapters; WAV chapters and a WAV book with the pauses', async () => {
     const text = `The Short Book\n\nChapter 1\n\n${P[0]}\n\nCHAPTER TWO: Inside\n\n${P[1]}\n\n${P[2]}`;
-    const res = await s.request('/v1/jobs', { json: { text, voice_id: 'espeak-en-gb-female-1', format: 'wav', title: 'Short' }, bearer: key });
+    const res = await s.request('/v1/jobs', {
+      json: { text, voice_id: 'espeak-en-gb-female-1', format: 'wav', title: 'Short' },
+      bearer: key,
+    });
     assert.equal(res.status, 202, await res.clone().text());
     const created = (await res.json()) as JobBody;
-    assert.deepEqual(created.chapters.map((c) => c.title), ['Chapter 1', 'CHAPTER TWO: Inside']);
+    assert.deepEqual(
+      created.chapters.map((c) => c.title),
+      ['Chapter 1', 'CHAPTER TWO: Inside'],
+    );
     const done = await waitFor(created.id, 'done');
     const lengths: number[] = [];
     for (const n of [0, 1]) {
@@ -235,11 +278,17 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
 
   test('Markdown headings and SSML are read too', async () => {
     const md = `# Guide\n\n## Setup\n\nInstall the *tool* with [the installer](https://example.com).\n\n## Use\n\n- Start it.\n- Stop it.`;
-    const a = await s.request('/v1/jobs', { json: { text: md, text_type: 'markdown', voice_id: 'flite-slt', format: 'opus' }, bearer: key });
+    const a = await s.request('/v1/jobs', {
+      json: { text: md, text_type: 'markdown', voice_id: 'flite-slt', format: 'opus' },
+      bearer: key,
+    });
     assert.equal(a.status, 202);
     const ja = (await a.json()) as JobBody;
     assert.equal(ja.title, 'Guide');
-    assert.deepEqual(ja.chapters.map((c) => c.title), ['Setup', 'Use']);
+    assert.deepEqual(
+      ja.chapters.map((c) => c.title),
+      ['Setup', 'Use'],
+    );
     const ssml = `<speak><prosody rate="slow"><p>${P[0]}</p><p>${P[1]}</p><p>${P[2]}</p><p>${P[3]}</p></prosody></speak>`;
     const b = await s.request('/v1/jobs', { json: { text: ssml, text_type: 'ssml', voice_id: 'flite-slt', format: 'flac' }, bearer: key });
     assert.equal(b.status, 202, await b.clone().text());
@@ -263,10 +312,14 @@ describe('retention', () => {
     assert.equal(Math.round(days), 7);
     await s.app.services.jobs.sweep();
     assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 200, 'kept until it expires');
-    await sql`update jobs set expires_at = ${new Date(Date.now() - 1000).toISOString()} where id = ${created.id}`.execute(s.app.services.db);
+    await sql`update jobs set expires_at = ${new Date(Date.now() - 1000).toISOString()} where id = ${created.id}`.execute(
+      s.app.services.db,
+    );
     await s.app.services.jobs.sweep();
     assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 404);
-    const left = await sql<{ n: number | string }>`select count(*) as n from job_audio where job_id = ${created.id}`.execute(s.app.services.db);
+    const left = await sql<{ n: number | string }>`select count(*) as n from job_audio where job_id = ${created.id}`.execute(
+      s.app.services.db,
+    );
     assert.equal(Number(left.rows[0].n), 0);
   });
 });
@@ -274,12 +327,20 @@ describe('retention', () => {
 describe('the SDK', () => {
   test('uploadJob, watchJob, jobChapters, jobAudio (with a range) and deleteJob', async () => {
     const client = new VoxsmithClient({ baseUrl: s.base, apiKey: key });
-    const created = await client.uploadJob({ file: new Blob([buildEpub(CHAPTERS.slice(1))]), filename: 'short.epub', voice_id: 'flite-slt', format: 'mp3' });
+    const created = await client.uploadJob({
+      file: new Blob([buildEpub(CHAPTERS.slice(1))]),
+      filename: 'short.epub',
+      voice_id: 'flite-slt',
+      format: 'mp3',
+    });
     const states = [];
     for await (const state of client.watchJob(created.id)) states.push(state);
     assert.equal(states.at(-1)?.status, 'done');
     const index = await client.jobChapters(created.id);
-    assert.deepEqual(index.chapters.map((c) => c.title), ['Victory Mansions', 'The Street']);
+    assert.deepEqual(
+      index.chapters.map((c) => c.title),
+      ['Victory Mansions', 'The Street'],
+    );
     const whole = await client.jobAudio(created.id);
     const part = await client.jobAudio(created.id, { range: { start: 10, end: 19 } });
     assert.deepEqual(part.audio, whole.audio.subarray(10, 20));

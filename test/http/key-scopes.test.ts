@@ -74,7 +74,10 @@ describe('keys with a Bearer key (session, then key, then keys)', () => {
     const listRes = await s.request('/api/auth/api-keys', { bearer });
     assert.equal(listRes.status, 200);
     const list = (await listRes.json()) as Listed;
-    assert.deepEqual(list.keys.map((k) => k.name), ['first', 'by-body', 'by-query', 'by-body-id', 'by-query-id']);
+    assert.deepEqual(
+      list.keys.map((k) => k.name),
+      ['first', 'by-body', 'by-query', 'by-body-id', 'by-query-id'],
+    );
     for (const k of list.keys) assert.deepEqual(k.scopes, [...KEY_SCOPES]);
 
     const [byBody, byQuery, byBodyId, byQueryId] = made;
@@ -88,9 +91,13 @@ describe('keys with a Bearer key (session, then key, then keys)', () => {
       assert.equal(res.status, 200, `revoke ${i}`);
       assert.deepEqual(await res.json(), { id: made[i].id, revoked: true });
     }
-    for (const k of made) assert.equal((await s.request('/api/auth/api-keys', { bearer: k.key })).status, 401, `${k.name} is revoked at once`);
+    for (const k of made)
+      assert.equal((await s.request('/api/auth/api-keys', { bearer: k.key })).status, 401, `${k.name} is revoked at once`);
     const after = (await (await s.request('/api/auth/api-keys', { bearer })).json()) as Listed;
-    assert.deepEqual(after.keys.map((k) => k.id), [first.id]);
+    assert.deepEqual(
+      after.keys.map((k) => k.id),
+      [first.id],
+    );
 
     // Revoked is revoked: again is 404; neither key_id nor id is 400.
     assert.equal((await s.request(`/api/auth/api-keys?key_id=${byBody.id}`, { method: 'DELETE', bearer })).status, 404);
@@ -137,10 +144,16 @@ describe('scopes', () => {
     const speak = await s.request('/v1/speak', { json: { text: 'Hello there.', voice_id: 'flite-slt', format: 'pcm' }, bearer });
     assert.equal(speak.status, 200);
     assert.ok((await speak.arrayBuffer()).byteLength > 24_000, 'real audio');
-    const openai = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'pcm' }, bearer });
+    const openai = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'pcm' },
+      bearer,
+    });
     assert.equal(openai.status, 200);
     assert.ok((await openai.arrayBuffer()).byteLength > 10_000);
-    const eleven = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', { json: { text: 'Hello.' }, headers: { 'xi-api-key': bearer } });
+    const eleven = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', {
+      json: { text: 'Hello.' },
+      headers: { 'xi-api-key': bearer },
+    });
     assert.equal(eleven.status, 200);
     assert.ok((await eleven.arrayBuffer()).byteLength > 10_000);
     assert.equal((await s.request('/v1/phonemize', { json: { text: 'Hello.', voice_id: 'flite-slt' }, bearer })).status, 200);
@@ -155,7 +168,10 @@ describe('scopes', () => {
       ['create a key', create({ bearer }, { name: 'more', scopes: ['speech'] })],
       ['list keys', s.request('/api/auth/api-keys', { bearer })],
       ['revoke a key', s.request(`/api/auth/api-keys?key_id=${speaker.id}`, { method: 'DELETE', bearer })],
-      ['breed', s.request('/v1/forge/breed', { json: { parent_a: 'flite-slt', parent_b: 'flite-awb', name: 'kid', mutation_rate: 0.1 }, bearer })],
+      [
+        'breed',
+        s.request('/v1/forge/breed', { json: { parent_a: 'flite-slt', parent_b: 'flite-awb', name: 'kid', mutation_rate: 0.1 }, bearer }),
+      ],
       ['clone', s.request('/v1/forge/clone', { body: new FormData(), bearer })],
       ['delete a voice', s.request('/api/voices/clone-nothing', { method: 'DELETE', bearer })],
       ['list lexicons', s.request('/api/lexicons', { bearer })],
@@ -170,7 +186,11 @@ describe('scopes', () => {
       assert.match(body.error, /scope/, what);
     }
     const still = (await (await s.request('/api/auth/api-keys', { cookie })).json()) as Listed;
-    assert.deepEqual(still.keys.map((k) => k.id), [speaker.id], 'nothing minted, nothing revoked');
+    assert.deepEqual(
+      still.keys.map((k) => k.id),
+      [speaker.id],
+      'nothing minted, nothing revoked',
+    );
   });
 
   test('a key without the speech scope is refused speech on every door, the WebSocket before the upgrade', async () => {
@@ -213,7 +233,14 @@ describe('scopes', () => {
     const grandchild = await create({ bearer: narrower.key }, { name: 'grandchild', scopes: ['speech'] });
     assert.equal(grandchild.status, 403);
     const list = (await (await s.request('/api/auth/api-keys', { cookie })).json()) as Listed;
-    assert.deepEqual(list.keys.map((k) => [k.name, k.scopes.join(' ')]), [['ops', 'speech keys'], ['speaker', 'speech'], ['same', 'speech keys']]);
+    assert.deepEqual(
+      list.keys.map((k) => [k.name, k.scopes.join(' ')]),
+      [
+        ['ops', 'speech keys'],
+        ['speaker', 'speech'],
+        ['same', 'speech keys'],
+      ],
+    );
     assert.equal((await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: id }, cookie, sameOrigin: true })).status, 200);
   });
 
@@ -222,7 +249,10 @@ describe('scopes', () => {
     const k = await created(await create({ cookie }, { name: 'voices', scopes: ['voices', 'usage'] }));
     assert.deepEqual(k.scopes, ['voices', 'usage']);
     const doc = (await (await s.request('/openapi.json')).json()) as {
-      paths: Record<string, Record<string, { security?: Array<Record<string, string[]>>; responses: Record<string, unknown>; 'x-required-scope'?: string }>>;
+      paths: Record<
+        string,
+        Record<string, { security?: Array<Record<string, string[]>>; responses: Record<string, unknown>; 'x-required-scope'?: string }>
+      >;
     };
     const expected: Array<[string, string, string]> = [
       ['/api/auth/api-keys', 'post', 'keys'],
@@ -237,7 +267,10 @@ describe('scopes', () => {
     for (const [path, method, scope] of expected) {
       const op = doc.paths[path][method];
       assert.equal(op['x-required-scope'], scope, `${method} ${path}`);
-      assert.ok(op.security?.some((r) => r.apiKey?.includes(scope)), `${method} ${path}: security names ${scope}`);
+      assert.ok(
+        op.security?.some((r) => r.apiKey?.includes(scope)),
+        `${method} ${path}: security names ${scope}`,
+      );
       assert.ok(op.responses['403'], `${method} ${path}: 403 documented`);
     }
   });

@@ -65,7 +65,10 @@ describe('lexicons applied to speech', () => {
 
   test('the OpenAI-compatible door takes lexicons too', async () => {
     const speech = async (extra: Record<string, unknown>) => {
-      const res = await s.request('/v1/audio/speech', { bearer: alice.key, json: { model: 'tts-1', voice: 'alloy', input: 'WHO', response_format: 'pcm', ...extra } });
+      const res = await s.request('/v1/audio/speech', {
+        bearer: alice.key,
+        json: { model: 'tts-1', voice: 'alloy', input: 'WHO', response_format: 'pcm', ...extra },
+      });
       assert.equal(res.status, 200);
       return (await res.arrayBuffer()).byteLength / 48_000;
     };

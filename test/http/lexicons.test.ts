@@ -45,7 +45,13 @@ describe('lexicons: create, read, replace, rename, delete', () => {
   test('a full round trip with an API key', async () => {
     const created = await call('/api/lexicons', {
       bearer: alice.key,
-      json: { name: 'acronyms', rules: [{ grapheme: '  WHO ', alias: 'World  Health Organization' }, { grapheme: 'tomato', phoneme: 't@"meItoU', alphabet: 'x-sampa' }] },
+      json: {
+        name: 'acronyms',
+        rules: [
+          { grapheme: '  WHO ', alias: 'World  Health Organization' },
+          { grapheme: 'tomato', phoneme: 't@"meItoU', alphabet: 'x-sampa' },
+        ],
+      },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual(created.body.lexicon?.rules, [
@@ -65,7 +71,11 @@ describe('lexicons: create, read, replace, rename, delete', () => {
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'lexicon_exists');
 
-    const replaced = await call('/api/lexicons/acronyms', { method: 'PUT', bearer: alice.key, json: { rules: [{ grapheme: 'NASA', alias: 'Nasa' }] } });
+    const replaced = await call('/api/lexicons/acronyms', {
+      method: 'PUT',
+      bearer: alice.key,
+      json: { rules: [{ grapheme: 'NASA', alias: 'Nasa' }] },
+    });
     assert.equal(replaced.status, 200);
     assert.deepEqual(replaced.body.lexicon?.rules, [{ grapheme: 'NASA', alias: 'Nasa' }]);
 
@@ -96,7 +106,10 @@ describe('lexicons: create, read, replace, rename, delete', () => {
     assert.equal(flags.d2, true);
     await call('/api/lexicons/d1', { method: 'PATCH', bearer: alice.key, json: { default: true } });
     const after = await call('/api/lexicons', { bearer: alice.key });
-    assert.deepEqual((after.body.lexicons ?? []).filter((l) => l.default).map((l) => l.name), ['d1']);
+    assert.deepEqual(
+      (after.body.lexicons ?? []).filter((l) => l.default).map((l) => l.name),
+      ['d1'],
+    );
     for (const n of ['d1', 'd2']) await call(`/api/lexicons/${n}`, { method: 'DELETE', bearer: alice.key });
   });
 
@@ -122,7 +135,16 @@ describe('lexicons: create, read, replace, rename, delete', () => {
       [{ name: 'ok', rules: [{ grapheme: '', alias: 'b' }] }, /./],
       [{ name: 'ok', rules: [{ grapheme: 'x'.repeat(LEXICON_LIMITS.graphemeChars + 1), alias: 'b' }] }, /./],
       [{ name: 'ok', rules: [{ grapheme: 'a', phoneme: 'b', alphabet: 'arpabet' }] }, /./],
-      [{ name: 'ok', rules: [{ grapheme: 'Who', alias: 'b' }, { grapheme: 'WHO', alias: 'c' }] }, /twice/],
+      [
+        {
+          name: 'ok',
+          rules: [
+            { grapheme: 'Who', alias: 'b' },
+            { grapheme: 'WHO', alias: 'c' },
+          ],
+        },
+        /twice/,
+      ],
       [{ name: 'ok', rules: [{ grapheme: '...', alias: 'dots' }] }, /letter or digit/],
     ];
     for (const [json, message] of cases) {
@@ -142,7 +164,10 @@ describe('lexicons: create, read, replace, rename, delete', () => {
 
 describe('lexicons: ownership', () => {
   test("another account's lexicon is 404 for every verb, and is left untouched", async () => {
-    assert.equal((await call('/api/lexicons', { bearer: alice.key, json: { name: 'mine', rules: [{ grapheme: 'x1', alias: 'ex one' }] } })).status, 201);
+    assert.equal(
+      (await call('/api/lexicons', { bearer: alice.key, json: { name: 'mine', rules: [{ grapheme: 'x1', alias: 'ex one' }] } })).status,
+      201,
+    );
     for (const [method, json] of [
       ['GET', undefined],
       ['PUT', { rules: [] }],
@@ -156,7 +181,10 @@ describe('lexicons: ownership', () => {
     const imported = await putPls('mine', pls('<lexeme><grapheme>a</grapheme><alias>b</alias></lexeme>'), bob.key);
     assert.equal(imported.status, 201, 'bob gets a lexicon of his own with that name');
     const list = await call('/api/lexicons', { bearer: bob.key });
-    assert.deepEqual(list.body.lexicons?.map((l) => l.name), ['mine']);
+    assert.deepEqual(
+      list.body.lexicons?.map((l) => l.name),
+      ['mine'],
+    );
     const alices = await call('/api/lexicons/mine', { bearer: alice.key });
     assert.deepEqual(alices.body.lexicon?.rules, [{ grapheme: 'x1', alias: 'ex one' }]);
   });
@@ -201,7 +229,10 @@ describe('lexicons: PLS import', () => {
   });
 
   test('malformed XML is 400 invalid_pls naming the line and column', async () => {
-    const res = await putPls('broken', '<lexicon alphabet="ipa">\n  <lexeme>\n    <grapheme>a</grapheme>\n    <alias>b</alia>\n  </lexeme>\n</lexicon>');
+    const res = await putPls(
+      'broken',
+      '<lexicon alphabet="ipa">\n  <lexeme>\n    <grapheme>a</grapheme>\n    <alias>b</alia>\n  </lexeme>\n</lexicon>',
+    );
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'invalid_pls');
     assert.match(res.body.error ?? '', /line 4, column \d+/);
@@ -234,7 +265,12 @@ describe('lexicons: PLS import', () => {
   });
 
   test('another content type is 415', async () => {
-    const res = await call('/api/lexicons/x/pls', { method: 'PUT', body: 'hello', headers: { 'content-type': 'text/plain' }, bearer: alice.key });
+    const res = await call('/api/lexicons/x/pls', {
+      method: 'PUT',
+      body: 'hello',
+      headers: { 'content-type': 'text/plain' },
+      bearer: alice.key,
+    });
     assert.equal(res.status, 415);
   });
 });
@@ -247,7 +283,9 @@ describe('lexicons: through the client SDK', () => {
     const imported = await client.importPls('sdk-pls', pls('<lexeme><grapheme>GIF</grapheme><alias>jif</alias></lexeme>'));
     assert.deepEqual(imported.rules, [{ grapheme: 'GIF', alias: 'jif' }]);
     assert.equal((await client.updateLexicon('sdk', { default: true })).default, true);
-    assert.deepEqual((await client.replaceLexicon('sdk', [{ grapheme: 'ASAP', alias: 'right now' }])).rules, [{ grapheme: 'ASAP', alias: 'right now' }]);
+    assert.deepEqual((await client.replaceLexicon('sdk', [{ grapheme: 'ASAP', alias: 'right now' }])).rules, [
+      { grapheme: 'ASAP', alias: 'right now' },
+    ]);
     assert.deepEqual((await client.getLexicon('sdk')).rules.length, 1);
     assert.ok((await client.listLexicons()).some((l) => l.name === 'sdk-pls' && l.rule_count === 1));
     const seen = await client.phonemize({ text: 'ASAP please' });
@@ -257,6 +295,9 @@ describe('lexicons: through the client SDK', () => {
     );
     await client.deleteLexicon('sdk');
     await client.deleteLexicon('sdk-pls');
-    await assert.rejects(client.getLexicon('sdk'), (err: unknown) => err instanceof VoxsmithError && err.status === 404 && err.code === 'lexicon_not_found');
+    await assert.rejects(
+      client.getLexicon('sdk'),
+      (err: unknown) => err instanceof VoxsmithError && err.status === 404 && err.code === 'lexicon_not_found',
+    );
   });
 });

@@ -32,7 +32,9 @@ test('a session of real traffic leaves no key, token or cookie in the log, and a
   const verify = await s.request('/api/auth/verify', { json: { token } });
   const cookie = (verify.headers.getSetCookie().find((c) => c.startsWith('vox_session=')) ?? '').split(';')[0];
   secrets.push(cookie.slice('vox_session='.length));
-  const created = (await (await s.request('/api/auth/api-keys', { json: { name: 'logs' }, cookie, sameOrigin: true })).json()) as { key: string };
+  const created = (await (await s.request('/api/auth/api-keys', { json: { name: 'logs' }, cookie, sameOrigin: true })).json()) as {
+    key: string;
+  };
   secrets.push(created.key, created.key.slice('service_sk_'.length));
 
   const client = new VoxsmithClient({ baseUrl: s.base, apiKey: created.key, WebSocket });
@@ -69,5 +71,8 @@ test('a session of real traffic leaves no key, token or cookie in the log, and a
   // The error body's request_id is the header's and finds the request's own log lines.
   assert.equal(failedBody.request_id, failed.headers.get('x-request-id'));
   const own = lines.filter((l) => l.reqId === failedBody.request_id);
-  assert.ok(own.some((l) => l.res?.statusCode === 404), 'the failed request is logged with its id');
+  assert.ok(
+    own.some((l) => l.res?.statusCode === 404),
+    'the failed request is logged with its id',
+  );
 });

@@ -106,7 +106,8 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
       s,
       (x) =>
         total(x, 'voxsmith_http_requests_total', speak200) - total(before, 'voxsmith_http_requests_total', speak200) === 2 &&
-        total(x, 'voxsmith_http_requests_total', { route: 'unmatched', status: '404' }) > total(before, 'voxsmith_http_requests_total', { route: 'unmatched', status: '404' }),
+        total(x, 'voxsmith_http_requests_total', { route: 'unmatched', status: '404' }) >
+          total(before, 'voxsmith_http_requests_total', { route: 'unmatched', status: '404' }),
     );
     const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
     assert.equal(delta('voxsmith_http_requests_total', speak200), 2);
@@ -144,7 +145,10 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
     const delta = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
     assert.equal(delta('voxsmith_synthesis_characters_total', { endpoint: 'stream', engine: 'flite' }), 'Streamed for the metrics.'.length);
     assert.equal(delta('voxsmith_time_to_first_audio_seconds_count', { endpoint: 'stream' }), 1);
-    assert.equal(delta('voxsmith_synthesis_characters_total', { endpoint: 'openai', engine: 'flite' }), 'Spoken through the OpenAI route.'.length);
+    assert.equal(
+      delta('voxsmith_synthesis_characters_total', { endpoint: 'openai', engine: 'flite' }),
+      'Spoken through the OpenAI route.'.length,
+    );
   });
 });
 
@@ -187,7 +191,9 @@ describe('metrics with METRICS_TOKEN', () => {
     assert.ok(refused.retryAfter !== undefined && refused.retryAfter >= 1, `Retry-After ${refused.retryAfter}`);
     await assert.rejects(client.openStream(), (e: unknown) => e instanceof VoxsmithError && e.status === 429);
 
-    const samples = await eventually(s, (x) => total(x, 'voxsmith_rate_limited_total', { policy: 'api' }) >= 2, { authorization: `Bearer ${TOKEN}` });
+    const samples = await eventually(s, (x) => total(x, 'voxsmith_rate_limited_total', { policy: 'api' }) >= 2, {
+      authorization: `Bearer ${TOKEN}`,
+    });
     assert.equal(total(samples, 'voxsmith_rate_limited_total', { policy: 'api' }), 2);
     assert.equal(total(samples, 'voxsmith_http_requests_total', { route: '/v1/speak', status: '429' }), 1);
   });

@@ -121,22 +121,36 @@ describe('natural voices while the service runs', () => {
   test('a fresh install: no natural voice, default and OpenAI names on the built-in voices', async () => {
     assert.deepEqual(await voiceIds('/api/voices?engine=piper'), []);
     assert.equal((await speak('/v1/speak', { text: 'Hello.', voice_id: 'default', format: 'pcm' })).voice, 'flite-slt');
-    assert.equal((await speak('/v1/audio/speech', { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'pcm' })).voice, 'flite-slt');
+    assert.equal(
+      (await speak('/v1/audio/speech', { model: 'tts-1', voice: 'alloy', input: 'Hello.', response_format: 'pcm' })).voice,
+      'flite-slt',
+    );
   });
 
   test('the first account is the operator; another account is not, and the operator routes refuse it', async () => {
     const me = (await (await s.request('/api/auth/session', { cookie: operatorCookie })).json()) as { user: { operator: boolean } };
     assert.equal(me.user.operator, true);
     const other = await s.signIn('guest@example.com');
-    assert.equal(((await (await s.request('/api/auth/session', { cookie: other.cookie })).json()) as { user: { operator: boolean } }).user.operator, false);
+    assert.equal(
+      ((await (await s.request('/api/auth/session', { cookie: other.cookie })).json()) as { user: { operator: boolean } }).user.operator,
+      false,
+    );
     const refused = await s.request('/api/admin/voices/catalog', { cookie: other.cookie });
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { code: string }).code, 'operator_only');
-    const install = await s.request('/api/admin/voices/installs', { json: { name: 'en_US-lessac-medium' }, cookie: other.cookie, sameOrigin: true });
+    const install = await s.request('/api/admin/voices/installs', {
+      json: { name: 'en_US-lessac-medium' },
+      cookie: other.cookie,
+      sameOrigin: true,
+    });
     assert.equal(install.status, 403);
     assert.equal((await s.request('/api/admin/voices/catalog')).status, 401);
     // A cookie-authenticated write from another origin is refused before anything starts.
-    const csrf = await s.request('/api/admin/voices/installs', { json: { name: 'en_US-lessac-medium' }, cookie: operatorCookie, headers: { origin: 'http://evil.example' } });
+    const csrf = await s.request('/api/admin/voices/installs', {
+      json: { name: 'en_US-lessac-medium' },
+      cookie: operatorCookie,
+      headers: { origin: 'http://evil.example' },
+    });
     assert.equal(csrf.status, 403);
   });
 
@@ -154,12 +168,18 @@ describe('natural voices while the service runs', () => {
         ['en_US-ryan-high', 'high', 'male', false],
       ],
     );
-    const started = await s.request('/api/admin/voices/installs', { json: { name: 'en_US-lessac-medium' }, cookie: operatorCookie, sameOrigin: true });
+    const started = await s.request('/api/admin/voices/installs', {
+      json: { name: 'en_US-lessac-medium' },
+      cookie: operatorCookie,
+      sameOrigin: true,
+    });
     assert.equal(started.status, 202, await started.clone().text());
     let last: { status: string; received: number; total: number } | undefined;
     await waitFor('the install', async () => {
       const res = await s.request('/api/admin/voices/installs', { cookie: operatorCookie });
-      last = ((await res.json()) as { installs: { name: string; status: string; received: number; total: number }[] }).installs.find((j) => j.name === 'en_US-lessac-medium');
+      last = ((await res.json()) as { installs: { name: string; status: string; received: number; total: number }[] }).installs.find(
+        (j) => j.name === 'en_US-lessac-medium',
+      );
       return last?.status === 'installed' || last?.status === 'failed';
     });
     assert.equal(last?.status, 'installed');
@@ -171,10 +191,24 @@ describe('natural voices while the service runs', () => {
     // It is the only natural voice: `default`, and both OpenAI models with a female name, speak it.
     assert.equal((await speak('/v1/speak', { text: 'Hello.', voice_id: 'default', format: 'pcm' })).voice, 'piper-en-us-lessac-medium');
     for (const model of ['tts-1', 'tts-1-hd']) {
-      assert.equal((await speak('/v1/audio/speech', { model, voice: 'nova', input: 'Hello.', response_format: 'pcm' })).voice, 'piper-en-us-lessac-medium', model);
+      assert.equal(
+        (await speak('/v1/audio/speech', { model, voice: 'nova', input: 'Hello.', response_format: 'pcm' })).voice,
+        'piper-en-us-lessac-medium',
+        model,
+      );
     }
-    const installed = (await (await s.request('/api/admin/voices/installed', { cookie: operatorCookie })).json()) as { voices: { name: string; size: number; voice_ids: string[] }[] };
-    assert.deepEqual(installed.voices, [{ name: 'en_US-lessac-medium', engine: 'piper', size: installed.voices[0]?.size, files: ['en_US-lessac-medium.onnx', 'en_US-lessac-medium.onnx.json'], voice_ids: ['piper-en-us-lessac-medium'] }]);
+    const installed = (await (await s.request('/api/admin/voices/installed', { cookie: operatorCookie })).json()) as {
+      voices: { name: string; size: number; voice_ids: string[] }[];
+    };
+    assert.deepEqual(installed.voices, [
+      {
+        name: 'en_US-lessac-medium',
+        engine: 'piper',
+        size: installed.voices[0]?.size,
+        files: ['en_US-lessac-medium.onnx', 'en_US-lessac-medium.onnx.json'],
+        voice_ids: ['piper-en-us-lessac-medium'],
+      },
+    ]);
   });
 
   test('a model replaced in place speaks its new self: workers reload it, and no cached answer of the old one is served', async () => {
@@ -195,9 +229,18 @@ describe('natural voices while the service runs', () => {
 
   test('voices written into VOICES_DIR by another process (the CLI, another node) are picked up within seconds', async () => {
     const voices = await loadCatalog({ catalogUrl: new URL(catalog.catalogUrl), kokoroFilesUrl: new URL(catalog.kokoroUrl) });
-    await installVoice(voices.find((v) => v.name === 'kokoro-v1.0-int8')!, { voicesDir });
-    await installVoice(voices.find((v) => v.name === 'en_US-ryan-high')!, { voicesDir });
-    const waited = await waitFor('the Kokoro voices', async () => (await voiceIds('/api/voices?engine=kokoro')).length === 3 && (await voiceIds('/api/voices?engine=piper')).length === 2);
+    await installVoice(
+      voices.find((v) => v.name === 'kokoro-v1.0-int8')!,
+      { voicesDir },
+    );
+    await installVoice(
+      voices.find((v) => v.name === 'en_US-ryan-high')!,
+      { voicesDir },
+    );
+    const waited = await waitFor(
+      'the Kokoro voices',
+      async () => (await voiceIds('/api/voices?engine=kokoro')).length === 3 && (await voiceIds('/api/voices?engine=piper')).length === 2,
+    );
     assert.ok(waited < 10_000, `seen after ${waited} ms`);
     assert.match(s.logs.join(''), /VOICES_DIR: \d natural voices? added \((4|5) loaded\)/);
   });
@@ -205,7 +248,13 @@ describe('natural voices while the service runs', () => {
   test('natural voices first: in lists (by the caller’s language), in search, as `default`, and for OpenAI’s names by gender', async () => {
     const all = await voiceIds();
     // Kokoro's best-graded voice, then the others by quality; the built-in voices after every natural one.
-    assert.deepEqual(all.slice(0, 5), ['kokoro-af-heart', 'kokoro-bf-emma', 'kokoro-am-michael', 'piper-en-us-ryan-high', 'piper-en-us-lessac-medium']);
+    assert.deepEqual(all.slice(0, 5), [
+      'kokoro-af-heart',
+      'kokoro-bf-emma',
+      'kokoro-am-michael',
+      'piper-en-us-ryan-high',
+      'piper-en-us-lessac-medium',
+    ]);
     assert.equal(all[5], 'flite-slt');
     const british = await voiceIds('/api/voices', { 'accept-language': 'en-GB,en;q=0.8' });
     assert.equal(british[0], 'kokoro-bf-emma', 'the exact region first');
@@ -214,7 +263,14 @@ describe('natural voices while the service runs', () => {
     assert.ok(german.indexOf('kokoro-af-heart') < german.indexOf('espeak-af-female-1'), 'natural voices before other languages’ built-ins');
     for (const q of ['natural', 'neural', 'realistic human']) {
       const found = ((await (await s.request(`/api/voices/search?q=${encodeURIComponent(q)}`)).json()) as { voices: V[] }).voices;
-      assert.deepEqual(found.slice(0, 5).map((v) => v.engine).sort(), ['kokoro', 'kokoro', 'kokoro', 'piper', 'piper'], q);
+      assert.deepEqual(
+        found
+          .slice(0, 5)
+          .map((v) => v.engine)
+          .sort(),
+        ['kokoro', 'kokoro', 'kokoro', 'piper', 'piper'],
+        q,
+      );
       assert.ok(!found.some((v) => v.language.startsWith('ne')), `"${q}" does not find Nepali`);
     }
     assert.equal((await speak('/v1/speak', { text: 'Hello.', voice_id: 'default', format: 'pcm' })).voice, 'kokoro-af-heart');
@@ -254,22 +310,33 @@ describe('natural voices while the service runs', () => {
     ws.close();
 
     const info = await wyoming([['describe']], (e) => e.type === 'info');
-    const names = ((info[0].data.tts as { voices: { name: string }[] }[])[0]).voices.map((v) => v.name);
+    const names = (info[0].data.tts as { voices: { name: string }[] }[])[0].voices.map((v) => v.name);
     assert.deepEqual(names.slice(0, 3), ['kokoro-af-heart', 'kokoro-bf-emma', 'kokoro-am-michael'], 'Wyoming lists natural voices first');
-    const events = await wyoming([['synthesize', { text: 'The lights are off.', voice: { name: 'piper-en-us-lessac-medium' } }]], (e) => e.type === 'audio-stop' || e.type === 'error');
+    const events = await wyoming(
+      [['synthesize', { text: 'The lights are off.', voice: { name: 'piper-en-us-lessac-medium' } }]],
+      (e) => e.type === 'audio-stop' || e.type === 'error',
+    );
     assert.ok(!events.some((e) => e.type === 'error'), JSON.stringify(events.find((e) => e.type === 'error')?.data));
     const audio = Buffer.concat(events.filter((e) => e.type === 'audio-chunk').map((e) => Buffer.from(e.payload ?? new Uint8Array())));
     assert.ok(Math.abs(measurePitch(pcm16Samples(audio), 24_000).medianHz - PIPER_BASE_HZ) < 3);
   });
 
   test('removed voices are gone from every door: over the API at once, from VOICES_DIR within seconds', async () => {
-    const res = await s.request('/api/admin/voices/installed/en_US-lessac-medium', { method: 'DELETE', cookie: operatorCookie, sameOrigin: true });
+    const res = await s.request('/api/admin/voices/installed/en_US-lessac-medium', {
+      method: 'DELETE',
+      cookie: operatorCookie,
+      sameOrigin: true,
+    });
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(((await res.json()) as { removed: string[] }).removed, ['en_US-lessac-medium.onnx', 'en_US-lessac-medium.onnx.json']);
     assert.ok(!(await voiceIds()).includes('piper-en-us-lessac-medium'));
     const gone = await s.request('/v1/speak', { json: { text: 'Hello.', voice_id: 'piper-en-us-lessac-medium' }, bearer: key });
     assert.equal(gone.status, 404);
-    const again = await s.request('/api/admin/voices/installed/en_US-lessac-medium', { method: 'DELETE', cookie: operatorCookie, sameOrigin: true });
+    const again = await s.request('/api/admin/voices/installed/en_US-lessac-medium', {
+      method: 'DELETE',
+      cookie: operatorCookie,
+      sameOrigin: true,
+    });
     assert.equal(again.status, 404);
     assert.equal(((await again.json()) as { code: string }).code, 'voice_not_installed');
 

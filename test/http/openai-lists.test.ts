@@ -68,7 +68,9 @@ describe('lists', () => {
     const { voices } = (await (await fetch(`${s.base}/v1/audio/voices`)).json()) as { voices: Array<{ id: string }> };
     // A spread of the list (every 15th): OpenAI names, flite and espeak voices.
     for (const { id } of voices.filter((_, i) => i % 15 === 0)) {
-      const { data, response } = await openai.audio.speech.create({ model: 'tts-1', voice: id, input: 'Hello.', response_format: 'pcm' }).withResponse();
+      const { data, response } = await openai.audio.speech
+        .create({ model: 'tts-1', voice: id, input: 'Hello.', response_format: 'pcm' })
+        .withResponse();
       assert.ok((await data.arrayBuffer()).byteLength > 2400, id);
       assert.ok(response.headers.get('x-voice-id'), id);
     }
@@ -91,7 +93,13 @@ describe('instructions', () => {
 
 describe('stream_format sse', () => {
   test('the SDK’s streamed response is OpenAI’s event shapes: base64 deltas, then done with token usage', async () => {
-    const res = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: TEXT, response_format: 'pcm', stream_format: 'sse' });
+    const res = await openai.audio.speech.create({
+      model: 'gpt-4o-mini-tts',
+      voice: 'alloy',
+      input: TEXT,
+      response_format: 'pcm',
+      stream_format: 'sse',
+    });
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const events = (await res.text())
       .split('\n\n')

@@ -72,13 +72,18 @@ describe('OpenAI client round trip', { skip: SKIP_NO_FFMPEG }, () => {
     assert.equal(normal.headers.get('content-type'), 'audio/mpeg');
     const fast = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TEXT, speed: 2, response_format: 'wav' });
     const seconds = ffmpegDecode(tmp.file('fast.wav', new Uint8Array(await fast.arrayBuffer())), { rate: 24_000 }).length / 24_000;
-    const normalSeconds = ffmpegDecode(tmp.file('normal.mp3', new Uint8Array(await normal.arrayBuffer())), { rate: 24_000 }).length / 24_000;
+    const normalSeconds =
+      ffmpegDecode(tmp.file('normal.mp3', new Uint8Array(await normal.arrayBuffer())), { rate: 24_000 }).length / 24_000;
     assert.ok(seconds / normalSeconds > 0.4 && seconds / normalSeconds < 0.65, `speed 2 ratio ${seconds / normalSeconds}`);
   });
 });
 
 describe('OpenAI voices and models', () => {
-  async function spoken(model: string, voice: string | { id: string }, input = TEXT): Promise<{ voiceId: string | null; samples: Float32Array }> {
+  async function spoken(
+    model: string,
+    voice: string | { id: string },
+    input = TEXT,
+  ): Promise<{ voiceId: string | null; samples: Float32Array }> {
     const { data, response } = await openai.audio.speech
       .create({ model, voice: voice as string, input, response_format: 'pcm' })
       .withResponse();
@@ -98,7 +103,21 @@ describe('OpenAI voices and models', () => {
   });
 
   test('every OpenAI voice name is accepted', async () => {
-    for (const voice of ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar']) {
+    for (const voice of [
+      'alloy',
+      'ash',
+      'ballad',
+      'coral',
+      'echo',
+      'fable',
+      'nova',
+      'onyx',
+      'sage',
+      'shimmer',
+      'verse',
+      'marin',
+      'cedar',
+    ]) {
       const { voiceId, samples } = await spoken('tts-1', voice, 'Hello there.');
       assert.ok(voiceId && voiceId.length > 0, voice);
       assert.ok(samples.length > 0.3 * 24_000, `${voice} spoke`);

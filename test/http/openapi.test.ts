@@ -98,13 +98,24 @@ describe('/openapi.json', () => {
         if (path.startsWith('/v1/')) assert.ok(op.responses['429'], `${where}: 429`);
       }
     }
-    for (const [method, path] of [['POST', '/v1/speak'], ['GET', '/api/auth/api-keys'], ['POST', '/v1/audio/speech'], ['POST', '/v1/text-to-speech/{voice_id}']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/speak'],
+      ['GET', '/api/auth/api-keys'],
+      ['POST', '/v1/audio/speech'],
+      ['POST', '/v1/text-to-speech/{voice_id}'],
+    ] as const) {
       const op = operation(method, path) as Operation;
-      assert.ok(op.security?.some((s) => 'apiKey' in s), `${method} ${path}: security`);
+      assert.ok(
+        op.security?.some((s) => 'apiKey' in s),
+        `${method} ${path}: security`,
+      );
       assert.ok(op.responses['401'], `${method} ${path}: 401`);
     }
     assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'metricsToken', 'session', 'streamToken', 'xiApiKey']);
-    assert.ok((operation('POST', '/v1/text-to-speech/{voice_id}') as Operation).security?.some((s) => 'xiApiKey' in s), 'ElevenLabs routes name their key header');
+    assert.ok(
+      (operation('POST', '/v1/text-to-speech/{voice_id}') as Operation).security?.some((s) => 'xiApiKey' in s),
+      'ElevenLabs routes name their key header',
+    );
   });
 
   test('request bodies come from the route schemas, with examples; audio answers name their media types', () => {
@@ -114,7 +125,15 @@ describe('/openapi.json', () => {
     assert.ok(body.example ?? body.examples, 'speak body example');
     const schema = body.schema as { required: string[]; properties: Record<string, unknown> };
     assert.deepEqual(schema.required, ['text']);
-    assert.deepEqual(Object.keys(schema.properties).sort(), ['format', 'lexicons', 'sample_rate', 'speed', 'text', 'text_type', 'voice_id']);
+    assert.deepEqual(Object.keys(schema.properties).sort(), [
+      'format',
+      'lexicons',
+      'sample_rate',
+      'speed',
+      'text',
+      'text_type',
+      'voice_id',
+    ]);
     for (const type of ['audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/flac', 'audio/pcm']) {
       assert.ok(speak.responses['200'].content?.[type], type);
     }

@@ -75,7 +75,10 @@ describe('sample_rate on /v1/speak', { skip: SKIP_NO_FFMPEG }, () => {
       const samples = pcm16Samples(bytes);
       assert.ok(Math.abs(samples.length - seconds * rate) < 0.01 * rate, `${samples.length} samples at ${rate} Hz for ${seconds} s`);
       // Read by ffmpeg as raw s16le at the stated rate: the same speech as the 24 kHz reference.
-      const decoded = ffmpegDecode(tmp.file(`rate-${rate}.pcm`, bytes), { inputArgs: ['-f', 's16le', '-ar', String(rate), '-ac', '1'], rate: 24_000 });
+      const decoded = ffmpegDecode(tmp.file(`rate-${rate}.pcm`, bytes), {
+        inputArgs: ['-f', 's16le', '-ar', String(rate), '-ac', '1'],
+        rate: 24_000,
+      });
       assert.ok(Math.abs(decoded.length / 24_000 - seconds) < 0.02);
     });
   }
@@ -107,7 +110,12 @@ describe('A-law', { skip: SKIP_NO_FFMPEG }, () => {
   });
 
   test('the OpenAI door speaks alaw and honours sample_rate too', async () => {
-    const alaw = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: TEXT, response_format: 'alaw' } as unknown as OpenAI.Audio.SpeechCreateParams);
+    const alaw = await openai.audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: TEXT,
+      response_format: 'alaw',
+    } as unknown as OpenAI.Audio.SpeechCreateParams);
     const info = probe(tmp.file('openai-alaw.wav', new Uint8Array(await alaw.arrayBuffer())));
     assert.equal(info.codec, 'pcm_alaw');
     const wav = await openai.audio.speech.create({
@@ -144,7 +152,10 @@ describe('errors name what is accepted', () => {
   test('a sample_rate off the list lists the rates; one for a fixed-rate format says which formats take it', async () => {
     const message = await refused({ text: 'hi', format: 'wav', sample_rate: 11_025 });
     for (const r of SAMPLE_RATES) assert.ok(message.includes(String(r)), `${message} lacks ${r}`);
-    assert.match(await refused({ text: 'hi', format: 'mp3', sample_rate: 16_000 }), /sample_rate applies to pcm and wav; mp3 is always 24000 Hz/);
+    assert.match(
+      await refused({ text: 'hi', format: 'mp3', sample_rate: 16_000 }),
+      /sample_rate applies to pcm and wav; mp3 is always 24000 Hz/,
+    );
     assert.match(await refused({ text: 'hi', format: 'alaw', sample_rate: 16_000 }), /alaw is always 8000 Hz/);
   });
 

@@ -14,7 +14,13 @@ before(async () => {
   bob = await s.newKey('bob-ph@example.com');
   const created = await s.request('/api/lexicons', {
     bearer: alice.key,
-    json: { name: 'acronyms', rules: [{ grapheme: 'WHO', alias: 'World Health Organization' }, { grapheme: 'tomato', phoneme: 't@"mA:t@U', alphabet: 'x-sampa' }] },
+    json: {
+      name: 'acronyms',
+      rules: [
+        { grapheme: 'WHO', alias: 'World Health Organization' },
+        { grapheme: 'tomato', phoneme: 't@"mA:t@U', alphabet: 'x-sampa' },
+      ],
+    },
   });
   assert.equal(created.status, 201);
 });
@@ -22,7 +28,10 @@ after(async () => {
   await s.close();
 });
 
-async function phonemize(json: unknown, bearer = alice.key): Promise<{ status: number; body: PhonemizeResponse & { error?: string; code?: string } }> {
+async function phonemize(
+  json: unknown,
+  bearer = alice.key,
+): Promise<{ status: number; body: PhonemizeResponse & { error?: string; code?: string } }> {
   const res = await s.request('/v1/phonemize', { bearer, json });
   return { status: res.status, body: (await res.json()) as PhonemizeResponse & { error?: string; code?: string } };
 }
@@ -68,7 +77,14 @@ describe('/v1/phonemize', () => {
       ['World', 'Health', 'Organization', 'tomato'],
     );
     assert.match(fromLexicon[2].phonemes, /ɔːɹɡɐnᵻzˈeɪʃən|ɔːɹɡənᵻzˈeɪʃən/);
-    assert.deepEqual(fromLexicon[3], { word: 'tomato', offset: body.normalized.lastIndexOf('tomato'), length: 6, phonemes: 't@"mA:t@U', alphabet: 'x-sampa', lexicon: true });
+    assert.deepEqual(fromLexicon[3], {
+      word: 'tomato',
+      offset: body.normalized.lastIndexOf('tomato'),
+      length: 6,
+      phonemes: 't@"mA:t@U',
+      alphabet: 'x-sampa',
+      lexicon: true,
+    });
     const plainPhones = plain.body.words.map((w) => w.phonemes).join(' ');
     assert.notEqual(body.words.map((w) => w.phonemes).join(' '), plainPhones);
   });

@@ -28,13 +28,11 @@ const oddValue = fc.oneof(
 /** Objects that look almost right for one endpoint: its field names, some odd values, a prototype key. */
 function nearMiss(fields: string[]): fc.Arbitrary<string> {
   const keys = fc.constantFrom(...fields, '__proto__', 'constructor', 'prototype', '\u00e9t\u00e9', '');
-  return fc
-    .tuple(fc.dictionary(keys, oddValue, { maxKeys: 6 }), fc.boolean())
-    .map(([obj, protoKey]) => {
-      const text = JSON.stringify(obj);
-      // JSON.stringify drops an own "__proto__" key set through an object literal; write it by hand.
-      return protoKey ? text.replace(/^\{/, text === '{}' ? '{"__proto__":{"x":1}' : '{"__proto__":{"x":1},') : text;
-    });
+  return fc.tuple(fc.dictionary(keys, oddValue, { maxKeys: 6 }), fc.boolean()).map(([obj, protoKey]) => {
+    const text = JSON.stringify(obj);
+    // JSON.stringify drops an own "__proto__" key set through an object literal; write it by hand.
+    return protoKey ? text.replace(/^\{/, text === '{}' ? '{"__proto__":{"x":1}' : '{"__proto__":{"x":1},') : text;
+  });
 }
 
 const anyJson = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null');

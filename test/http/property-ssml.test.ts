@@ -43,44 +43,144 @@ async function speak(path: string, body: Record<string, unknown>): Promise<{ sta
 
 // --- A small SSML grammar -------------------------------------------------------------------------------------
 
-const words = fc.constantFrom('hello', 'world', 'one', 'two', '42', '3/15', '$5.20', 'café', 'naïve', 'Zürich', 'ok', 'WHO', '-7', '2026-11-23');
-const entity = fc.constantFrom('&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#233;', '&#x1F600;', '&#0;', '&#xD800;', '&bogus;', '&', '&#99999999;');
+const words = fc.constantFrom(
+  'hello',
+  'world',
+  'one',
+  'two',
+  '42',
+  '3/15',
+  '$5.20',
+  'café',
+  'naïve',
+  'Zürich',
+  'ok',
+  'WHO',
+  '-7',
+  '2026-11-23',
+);
+const entity = fc.constantFrom(
+  '&amp;',
+  '&lt;',
+  '&gt;',
+  '&quot;',
+  '&apos;',
+  '&#233;',
+  '&#x1F600;',
+  '&#0;',
+  '&#xD800;',
+  '&bogus;',
+  '&',
+  '&#99999999;',
+);
 const oddChars = fc.string({ unit: 'grapheme', maxLength: 6 }).map((t) => t.replace(/[<&]/g, ' '));
 const textContent = fc
-  .array(fc.oneof({ weight: 6, arbitrary: words }, { weight: 1, arbitrary: entity }, { weight: 1, arbitrary: oddChars }), { minLength: 0, maxLength: 5 })
+  .array(fc.oneof({ weight: 6, arbitrary: words }, { weight: 1, arbitrary: entity }, { weight: 1, arbitrary: oddChars }), {
+    minLength: 0,
+    maxLength: 5,
+  })
   .map((parts) => parts.join(' '));
 
 /** Object.prototype's own names ("constructor", "toString", "__proto__", ...): looked up in a plain object, they are found. */
 const protoName = fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype));
 /** A value of the grammar, now and then replaced by a prototype name. */
-const orProto = (value: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: protoName });
+const orProto = (value: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+  fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: protoName });
 
-const attrValue = fc.oneof(fc.constantFrom('', ' ', '"', "'", '-1', 'NaN', '1e309', '∞'), fc.string({ maxLength: 8 }).map((t) => t.replace(/["<&]/g, 'x')));
+const attrValue = fc.oneof(
+  fc.constantFrom('', ' ', '"', "'", '-1', 'NaN', '1e309', '∞'),
+  fc.string({ maxLength: 8 }).map((t) => t.replace(/["<&]/g, 'x')),
+);
 const breakTime = fc.oneof(
   fc.constantFrom('0s', '1s', '250ms', '10s', '11s', '10000ms', '1.5s', '-1s', 'x', '1h', '', '999999999999s', '1e3ms'),
   fc.nat(12_000).map((n) => `${n}ms`),
 );
 const strength = orProto(fc.constantFrom('none', 'x-weak', 'weak', 'medium', 'strong', 'x-strong', 'loud', ''));
-const rate = orProto(fc.constantFrom('x-slow', 'slow', 'medium', 'fast', 'x-fast', 'default', '50%', '200%', '+20%', '-50%', '0%', '1000%', '1.5', '0', '-3', 'fastest', ''));
-const pitch = orProto(fc.constantFrom('x-low', 'low', 'medium', 'high', 'x-high', 'default', '+2st', '-12st', '+50%', '-100%', '200Hz', '+10Hz', '-500Hz', '0Hz', 'abc', ''));
-const volume = orProto(fc.constantFrom('silent', 'x-soft', 'soft', 'medium', 'loud', 'x-loud', 'default', '+6dB', '-6dB', '-100dB', '+100dB', '50%', 'dB', ''));
-const interpretAs = orProto(fc.constantFrom('characters', 'spell-out', 'cardinal', 'ordinal', 'digits', 'date', 'time', 'telephone', 'unit', 'bogus', ''));
+const rate = orProto(
+  fc.constantFrom(
+    'x-slow',
+    'slow',
+    'medium',
+    'fast',
+    'x-fast',
+    'default',
+    '50%',
+    '200%',
+    '+20%',
+    '-50%',
+    '0%',
+    '1000%',
+    '1.5',
+    '0',
+    '-3',
+    'fastest',
+    '',
+  ),
+);
+const pitch = orProto(
+  fc.constantFrom(
+    'x-low',
+    'low',
+    'medium',
+    'high',
+    'x-high',
+    'default',
+    '+2st',
+    '-12st',
+    '+50%',
+    '-100%',
+    '200Hz',
+    '+10Hz',
+    '-500Hz',
+    '0Hz',
+    'abc',
+    '',
+  ),
+);
+const volume = orProto(
+  fc.constantFrom('silent', 'x-soft', 'soft', 'medium', 'loud', 'x-loud', 'default', '+6dB', '-6dB', '-100dB', '+100dB', '50%', 'dB', ''),
+);
+const interpretAs = orProto(
+  fc.constantFrom('characters', 'spell-out', 'cardinal', 'ordinal', 'digits', 'date', 'time', 'telephone', 'unit', 'bogus', ''),
+);
 const emphasisLevel = orProto(fc.constantFrom('strong', 'moderate', 'none', 'reduced', 'loud', ''));
 const dateFormat = fc.constantFrom('mdy', 'dmy', 'ymd', 'md', 'dm', 'ym', 'my', 'y', 'm', 'd', 'zzz', '');
 const sayAsContent = fc.oneof(
-  fc.constantFrom('12', '-3', '1,000,000', '3/15/2026', '2026-11-23', '12:30', '7pm', '+1 (555) 010-9999', 'abc', '', '99999999999999999999999', '1.5'),
+  fc.constantFrom(
+    '12',
+    '-3',
+    '1,000,000',
+    '3/15/2026',
+    '2026-11-23',
+    '12:30',
+    '7pm',
+    '+1 (555) 010-9999',
+    'abc',
+    '',
+    '99999999999999999999999',
+    '1.5',
+  ),
   fc.string({ maxLength: 10 }).map((t) => t.replace(/[<&]/g, ' ')),
 );
 const phAlphabet = orProto(fc.constantFrom('ipa', 'x-sampa', 'arpabet', ''));
-const ph = fc.oneof(fc.constantFrom('həˈloʊ', 'h@"loU', 'tə.ˈmɑː.toʊ', '', '"', '{}'), fc.string({ maxLength: 10 }).map((t) => t.replace(/["<&]/g, ' ')));
+const ph = fc.oneof(
+  fc.constantFrom('həˈloʊ', 'h@"loU', 'tə.ˈmɑː.toʊ', '', '"', '{}'),
+  fc.string({ maxLength: 10 }).map((t) => t.replace(/["<&]/g, ' ')),
+);
 const lang = fc.constantFrom('en-US', 'en-GB', 'de-DE', 'fr', 'xx-YY', '', 'en_US');
 const voiceName = fc.constantFrom('default', 'espeak-en-us-female-1', 'espeak-en-us-male-1', 'nobody-here', '', '../etc');
-const markName = fc.oneof(fc.constantFrom('m1', 'end', '', ' '), fc.string({ maxLength: 6 }).map((t) => t.replace(/["<&]/g, '_')));
+const markName = fc.oneof(
+  fc.constantFrom('m1', 'end', '', ' '),
+  fc.string({ maxLength: 6 }).map((t) => t.replace(/["<&]/g, '_')),
+);
 const unknownName = orProto(fc.constantFrom('audio', 'foo', 'xml:lang', 'w', 'amazon:effect', 'voice2', 'b'));
 
 const attr = (name: string, value: fc.Arbitrary<string>): fc.Arbitrary<string> => value.map((v) => ` ${name}="${v}"`);
 /** An unknown attribute now and then, so their listing in the 400 is exercised. */
-const maybeUnknownAttr = fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.tuple(unknownName, attrValue).map(([n, v]) => ` ${n}="${v}"`) });
+const maybeUnknownAttr = fc.oneof(
+  { weight: 8, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.tuple(unknownName, attrValue).map(([n, v]) => ` ${n}="${v}"`) },
+);
 
 const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
   children: fc.array(tie('node'), { maxLength: 3 }).map((xs) => xs.join('')),
@@ -88,13 +188,25 @@ const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     textContent,
     textContent,
-    fc.tuple(fc.option(attr('time', breakTime), { nil: '' }), fc.option(attr('strength', strength), { nil: '' }), maybeUnknownAttr).map(([a, b, c]) => `<break${a}${b}${c}/>`),
-    fc.tuple(fc.constantFrom('p', 's'), maybeUnknownAttr, tie('children')).map(([el, u, c]) => `<${el}${u}>${c}</${el}>`),
-    fc.tuple(fc.option(attr('level', emphasisLevel), { nil: '' }), maybeUnknownAttr, tie('children')).map(([l, u, c]) => `<emphasis${l}${u}>${c}</emphasis>`),
     fc
-      .tuple(fc.option(attr('rate', rate), { nil: '' }), fc.option(attr('pitch', pitch), { nil: '' }), fc.option(attr('volume', volume), { nil: '' }), maybeUnknownAttr, tie('children'))
+      .tuple(fc.option(attr('time', breakTime), { nil: '' }), fc.option(attr('strength', strength), { nil: '' }), maybeUnknownAttr)
+      .map(([a, b, c]) => `<break${a}${b}${c}/>`),
+    fc.tuple(fc.constantFrom('p', 's'), maybeUnknownAttr, tie('children')).map(([el, u, c]) => `<${el}${u}>${c}</${el}>`),
+    fc
+      .tuple(fc.option(attr('level', emphasisLevel), { nil: '' }), maybeUnknownAttr, tie('children'))
+      .map(([l, u, c]) => `<emphasis${l}${u}>${c}</emphasis>`),
+    fc
+      .tuple(
+        fc.option(attr('rate', rate), { nil: '' }),
+        fc.option(attr('pitch', pitch), { nil: '' }),
+        fc.option(attr('volume', volume), { nil: '' }),
+        maybeUnknownAttr,
+        tie('children'),
+      )
       .map(([r, p, v, u, c]) => `<prosody${r}${p}${v}${u}>${c}</prosody>`),
-    fc.tuple(interpretAs, fc.option(attr('format', dateFormat), { nil: '' }), sayAsContent).map(([i, f, c]) => `<say-as interpret-as="${i}"${f}>${c}</say-as>`),
+    fc
+      .tuple(interpretAs, fc.option(attr('format', dateFormat), { nil: '' }), sayAsContent)
+      .map(([i, f, c]) => `<say-as interpret-as="${i}"${f}>${c}</say-as>`),
     fc.tuple(attrValue, words).map(([alias, w]) => `<sub alias="${alias}">${w}</sub>`),
     fc.tuple(phAlphabet, ph, words).map(([a, p, w]) => `<phoneme alphabet="${a}" ph="${p}">${w}</phoneme>`),
     fc.tuple(lang, tie('children')).map(([l, c]) => `<lang xml:lang="${l}">${c}</lang>`),
@@ -106,7 +218,11 @@ const { node } = fc.letrec<{ node: string; children: string }>((tie) => ({
 /** Whole documents, sometimes cut short (malformed XML) or without the root; kept small. */
 const unknownElement = fc.tuple(unknownName, textContent).map(([el, c]) => `<${el}>${c}</${el}>`);
 const ssmlDoc = fc
-  .tuple(fc.array(fc.oneof({ weight: 12, arbitrary: node }, { weight: 1, arbitrary: unknownElement }), { maxLength: 4 }), fc.boolean(), fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(200) }))
+  .tuple(
+    fc.array(fc.oneof({ weight: 12, arbitrary: node }, { weight: 1, arbitrary: unknownElement }), { maxLength: 4 }),
+    fc.boolean(),
+    fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(200) }),
+  )
   .map(([nodes, root, cut]) => {
     const doc = root ? `<speak>${nodes.join('')}</speak>` : nodes.join('');
     return cut === undefined ? doc : doc.slice(0, cut);
@@ -114,31 +230,57 @@ const ssmlDoc = fc
   .filter((doc) => doc.length <= 600);
 
 /** Where a prototype name can go: each element's looked-up attribute values, element names, attribute names. */
-const protoPlacement = fc.tuple(
-  protoName,
-  fc.constantFrom(
-    (n: string) => `<say-as interpret-as="${n}">12</say-as>`,
-    (n: string) => `<break strength="${n}"/>`,
-    (n: string) => `<emphasis level="${n}">a</emphasis>`,
-    (n: string) => `<prosody rate="${n}">a</prosody>`,
-    (n: string) => `<prosody pitch="${n}">a</prosody>`,
-    (n: string) => `<prosody volume="${n}">a</prosody>`,
-    (n: string) => `<phoneme alphabet="${n}" ph="a">a</phoneme>`,
-    (n: string) => `<${n}>a</${n}>`,
-    (n: string) => `<${n}/>`,
-    (n: string) => `<p ${n}="1">a</p>`,
-    (n: string) => `<break ${n}="1s"/>`,
-  ),
-).map(([name, place]) => place(name));
+const protoPlacement = fc
+  .tuple(
+    protoName,
+    fc.constantFrom(
+      (n: string) => `<say-as interpret-as="${n}">12</say-as>`,
+      (n: string) => `<break strength="${n}"/>`,
+      (n: string) => `<emphasis level="${n}">a</emphasis>`,
+      (n: string) => `<prosody rate="${n}">a</prosody>`,
+      (n: string) => `<prosody pitch="${n}">a</prosody>`,
+      (n: string) => `<prosody volume="${n}">a</prosody>`,
+      (n: string) => `<phoneme alphabet="${n}" ph="a">a</phoneme>`,
+      (n: string) => `<${n}>a</${n}>`,
+      (n: string) => `<${n}/>`,
+      (n: string) => `<p ${n}="1">a</p>`,
+      (n: string) => `<break ${n}="1s"/>`,
+    ),
+  )
+  .map(([name, place]) => place(name));
 /** A document of the grammar with one prototype name somewhere in it. */
-const protoDoc = fc.tuple(fc.array(node, { maxLength: 2 }), protoPlacement, fc.array(node, { maxLength: 2 })).map(([before, proto, after]) => `<speak>${before.join('')}${proto}${after.join('')}</speak>`);
+const protoDoc = fc
+  .tuple(fc.array(node, { maxLength: 2 }), protoPlacement, fc.array(node, { maxLength: 2 }))
+  .map(([before, proto, after]) => `<speak>${before.join('')}${proto}${after.join('')}</speak>`);
 
 /** Random Unicode: graphemes (emoji, combining marks, RTL), ASCII controls, any code point, markup characters. */
 const unicodeText = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
   fc.string({ unit: 'binary-ascii', maxLength: 60 }),
   fc.string({ unit: 'binary', maxLength: 60 }),
-  fc.array(fc.constantFrom('<', '&', '>', '\u202e', '\u200f', 'שלום', 'مرحبا', '👩‍👩‍👧', '\u0000', '\u0007', '\ufeff', '\ud800', ' ', '<speak>', '<break time="1s"/>', 'a'), { maxLength: 20 }).map((xs) => xs.join('')),
+  fc
+    .array(
+      fc.constantFrom(
+        '<',
+        '&',
+        '>',
+        '\u202e',
+        '\u200f',
+        'שלום',
+        'مرحبا',
+        '👩‍👩‍👧',
+        '\u0000',
+        '\u0007',
+        '\ufeff',
+        '\ud800',
+        ' ',
+        '<speak>',
+        '<break time="1s"/>',
+        'a',
+      ),
+      { maxLength: 20 },
+    )
+    .map((xs) => xs.join('')),
 );
 
 // --- The checks --------------------------------------------------------------------------------------------

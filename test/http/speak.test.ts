@@ -24,7 +24,14 @@ async function speak(body: Record<string, unknown>, bearer = key): Promise<Respo
 
 async function audio(body: Record<string, unknown>): Promise<{ bytes: Uint8Array; type: string; headers: Headers }> {
   const res = await speak(body);
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   return { bytes: new Uint8Array(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '', headers: res.headers };
 }
 
@@ -155,7 +162,10 @@ describe('/v1/speak: speed, voices, languages', () => {
   test('usage is metered per key', async () => {
     const { key: k, id, cookie } = await s.newKey('meter@example.com');
     await (await speak({ text: 'Count these characters.', format: 'wav' }, k)).arrayBuffer();
-    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { plan: string; keys: Array<{ key_id: string; characters: number; requests: number }> };
+    const usage = (await (await s.request('/api/usage', { cookie })).json()) as {
+      plan: string;
+      keys: Array<{ key_id: string; characters: number; requests: number }>;
+    };
     assert.equal(usage.plan, 'free');
     const row = usage.keys.find((r) => r.key_id === id);
     assert.equal(row?.characters, 'Count these characters.'.length);

@@ -32,7 +32,10 @@ async function speakBytes(auth: { bearer?: string; cookie?: string }, body: Reco
 
 async function usageOf(cookie: string): Promise<{ characters: number; requests: number }> {
   const usage = (await (await s.request('/api/usage', { cookie })).json()) as { days: Array<{ characters: number; requests: number }> };
-  return usage.days.reduce((t, d) => ({ characters: t.characters + d.characters, requests: t.requests + d.requests }), { characters: 0, requests: 0 });
+  return usage.days.reduce((t, d) => ({ characters: t.characters + d.characters, requests: t.requests + d.requests }), {
+    characters: 0,
+    requests: 0,
+  });
 }
 
 describe('synthesis cache', () => {
@@ -73,14 +76,20 @@ describe('synthesis cache', () => {
     const second = await ask();
     assert.equal(await hits(), h0 + 1);
     assert.equal(first.at(-1)?.type, 'done');
-    assert.ok(first.some((m) => (m.words?.length ?? 0) > 0), 'the stream carries word timings');
+    assert.ok(
+      first.some((m) => (m.words?.length ?? 0) > 0),
+      'the stream carries word timings',
+    );
     assert.deepEqual(second, first);
 
     // /v1/speak and /v1/audio/speech ask the same of the service: one cache for both doors.
     const text = 'Both doors, one cache.';
     const a = await speakBytes({ bearer: key }, { text, voice_id: 'default', format: 'wav' });
     const h1 = await hits();
-    const res = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'default', input: text, response_format: 'wav' }, bearer: key });
+    const res = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', voice: 'default', input: text, response_format: 'wav' },
+      bearer: key,
+    });
     assert.equal(res.status, 200);
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(a));
     assert.equal(await hits(), h1 + 1);

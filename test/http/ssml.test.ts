@@ -82,7 +82,10 @@ describe('SSML', () => {
     const plain: Timed = await timed({ text: 'One two three. <break time="1.5s"/> Four five six.', voice_id: 'flite-slt' });
     const [g2] = silences(plain.samples, 0.5);
     assert.ok(g2 && g2[1] - g2[0] >= 1.4, `plain break ${g2}`);
-    assert.deepEqual(plain.words.map((w) => w.word.replace(/\W/g, '')), ['One', 'two', 'three', 'Four', 'five', 'six']);
+    assert.deepEqual(
+      plain.words.map((w) => w.word.replace(/\W/g, '')),
+      ['One', 'two', 'three', 'Four', 'five', 'six'],
+    );
   });
 
   test('prosody rate="50%" about doubles that part; volume changes its level', async () => {
@@ -101,13 +104,17 @@ describe('SSML', () => {
     const text = '<speak>Code <say-as interpret-as="characters">XJQ</say-as> now.</speak>';
     const out: Timed = await timed({ text, voice_id: 'flite-slt' });
     checkWords(out, text);
-    assert.deepEqual(out.words.map((w) => w.word.replace(/\W/g, '')), ['Code', 'X', 'J', 'Q', 'now']);
+    assert.deepEqual(
+      out.words.map((w) => w.word.replace(/\W/g, '')),
+      ['Code', 'X', 'J', 'Q', 'now'],
+    );
     const plain: Timed = await timed({ text: '<speak>Code XJQ now.</speak>', voice_id: 'flite-slt' });
     assert.ok(out.samples.length > plain.samples.length, 'spelled is longer');
   });
 
   test('sub, say-as date/cardinal and a "$5.20" keep spans in the request text', async () => {
-    const text = '<speak>The <sub alias="World Wide Web">WWW</sub> costs $5.20 on <say-as interpret-as="date" format="mdy">12/25/2025</say-as>.</speak>';
+    const text =
+      '<speak>The <sub alias="World Wide Web">WWW</sub> costs $5.20 on <say-as interpret-as="date" format="mdy">12/25/2025</say-as>.</speak>';
     const out: Timed = await timed({ text, voice_id: 'flite-slt' });
     checkWords(out, text);
     const words = out.words.map((w) => w.word);
@@ -117,7 +124,8 @@ describe('SSML', () => {
   });
 
   test('<voice> switches mid-request: the pitch changes measurably', async () => {
-    const text = '<speak>This is the first voice speaking now. <voice name="flite-awb">And this is the second voice speaking.</voice></speak>';
+    const text =
+      '<speak>This is the first voice speaking now. <voice name="flite-awb">And this is the second voice speaking.</voice></speak>';
     const out: Timed = await timed({ text, voice_id: 'flite-slt' });
     checkWords(out, text);
     const and = out.words.find((w) => w.word === 'And')!;
@@ -126,7 +134,10 @@ describe('SSML', () => {
     const second = measurePitch(out.samples.subarray(cut), RATE).medianHz;
     assert.ok(first > 140 && second < first * 0.85, `slt ${first} Hz, awb ${second} Hz`);
     // An unknown voice is a 404 like voice_id.
-    const res = await s.request('/v1/speak/with-timestamps', { json: { text: '<speak><voice name="nope">x</voice></speak>' }, bearer: key });
+    const res = await s.request('/v1/speak/with-timestamps', {
+      json: { text: '<speak><voice name="nope">x</voice></speak>' },
+      bearer: key,
+    });
     assert.equal(res.status, 404);
   });
 
@@ -141,27 +152,43 @@ describe('SSML', () => {
   });
 
   test('marks come back in order with times inside the audio', async () => {
-    const text = '<speak><mark name="a"/>One two three. <mark name="b"/>Four five six. <break time="500ms"/><mark name="c"/>Seven.<mark name="end"/></speak>';
+    const text =
+      '<speak><mark name="a"/>One two three. <mark name="b"/>Four five six. <break time="500ms"/><mark name="c"/>Seven.<mark name="end"/></speak>';
     const out: Timed = await timed({ text, voice_id: 'flite-slt' });
     const total = out.samples.length / RATE;
-    assert.deepEqual(out.marks.map((m) => m.name), ['a', 'b', 'c', 'end']);
+    assert.deepEqual(
+      out.marks.map((m) => m.name),
+      ['a', 'b', 'c', 'end'],
+    );
     for (let i = 0; i < out.marks.length; i++) {
       assert.ok(out.marks[i].time >= 0 && out.marks[i].time <= total + 1e-3, JSON.stringify(out.marks[i]));
       if (i > 0) assert.ok(out.marks[i].time > out.marks[i - 1].time, JSON.stringify(out.marks));
     }
     const four = out.words.find((w) => w.word === 'Four')!;
-    assert.ok(Math.abs(out.marks[1].time - four.start) < 0.4 && out.marks[1].time <= four.start + 0.01, `${out.marks[1].time} vs ${four.start}`);
+    assert.ok(
+      Math.abs(out.marks[1].time - four.start) < 0.4 && out.marks[1].time <= four.start + 0.01,
+      `${out.marks[1].time} vs ${four.start}`,
+    );
     const seven = out.words.find((w) => w.word.startsWith('Seven'))!;
     assert.ok(out.marks[2].time <= seven.start + 0.01 && out.marks[2].time > out.words.find((w) => w.word.startsWith('six'))!.end + 0.45);
   });
 
   test('phoneme: espeak speaks the IPA; flite says the written word', async () => {
-    const ipa: Timed = await timed({ text: '<speak><phoneme alphabet="ipa" ph="ˈbʌtəfˌlaɪ">word</phoneme></speak>', voice_id: 'espeak-en-us-female-1' });
+    const ipa: Timed = await timed({
+      text: '<speak><phoneme alphabet="ipa" ph="ˈbʌtəfˌlaɪ">word</phoneme></speak>',
+      voice_id: 'espeak-en-us-female-1',
+    });
     const word: Timed = await timed({ text: '<speak>word</speak>', voice_id: 'espeak-en-us-female-1' });
     const butterfly: Timed = await timed({ text: '<speak>butterfly</speak>', voice_id: 'espeak-en-us-female-1' });
     const len = (t: Timed): number => t.samples.length / RATE;
-    assert.ok(Math.abs(len(ipa) - len(butterfly)) < Math.abs(len(ipa) - len(word)), `ipa ${len(ipa)}, butterfly ${len(butterfly)}, word ${len(word)}`);
-    const xs: Timed = await timed({ text: '<speak><phoneme alphabet="x-sampa" ph="&quot;bVt@flaI">word</phoneme></speak>', voice_id: 'espeak-en-us-female-1' });
+    assert.ok(
+      Math.abs(len(ipa) - len(butterfly)) < Math.abs(len(ipa) - len(word)),
+      `ipa ${len(ipa)}, butterfly ${len(butterfly)}, word ${len(word)}`,
+    );
+    const xs: Timed = await timed({
+      text: '<speak><phoneme alphabet="x-sampa" ph="&quot;bVt@flaI">word</phoneme></speak>',
+      voice_id: 'espeak-en-us-female-1',
+    });
     assert.ok(Math.abs(len(xs) - len(butterfly)) < 0.15, `x-sampa ${len(xs)} vs ${len(butterfly)}`);
     assert.equal(ipa.words.length, 1);
     assert.equal(ipa.words[0].word, 'word');
@@ -195,7 +222,10 @@ describe('SSML', () => {
     const res = await s.request('/v1/speak/with-timestamps/stream', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/x-ndjson/);
-    const events = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as SpeechTimestampsEvent);
+    const events = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as SpeechTimestampsEvent);
     const last = events[events.length - 1];
     assert.equal(last.type, 'done');
     const audio = events.flatMap((e) => (e.type === 'audio' ? [Buffer.from(e.audio, 'base64')] : []));
@@ -217,24 +247,43 @@ describe('SSML documents as files write them', () => {
     for (const text of bodies) {
       const out = await timed({ text, voice_id: 'flite-slt' });
       // Spoken as SSML: the two words, the break as silence, nothing of the declaration or the tags read aloud.
-      assert.deepEqual(out.words.map((w) => w.word), ['Hello', 'there'], text);
+      assert.deepEqual(
+        out.words.map((w) => w.word),
+        ['Hello', 'there'],
+        text,
+      );
       assert.ok(silences(out.samples, 0.9).length >= 1, `${text}: the break is silence`);
     }
     // The doors without a text_type field: OpenAI and ElevenLabs.
     const [doc] = bodies;
-    const openai = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: doc, response_format: 'pcm' }, bearer: key });
+    const openai = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', voice: 'alloy', input: doc, response_format: 'pcm' },
+      bearer: key,
+    });
     assert.equal(openai.status, 200);
     const spoken = (await openai.arrayBuffer()).byteLength / 2 / RATE;
-    const plain = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'pcm' }, bearer: key });
+    const plain = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'pcm' },
+      bearer: key,
+    });
     const plainSeconds = (await plain.arrayBuffer()).byteLength / 2 / RATE;
-    assert.ok(spoken > plainSeconds + 0.8 && spoken < plainSeconds + 2, `${spoken} s against ${plainSeconds} s: the words and a 1 s break, not the markup read out`);
+    assert.ok(
+      spoken > plainSeconds + 0.8 && spoken < plainSeconds + 2,
+      `${spoken} s against ${plainSeconds} s: the words and a 1 s break, not the markup read out`,
+    );
     const elevenLabs = async (text: string): Promise<number> => {
-      const res = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', { json: { text }, headers: { 'xi-api-key': key } });
+      const res = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', {
+        json: { text },
+        headers: { 'xi-api-key': key },
+      });
       assert.equal(res.status, 200);
       return (await res.arrayBuffer()).byteLength / 2 / RATE;
     };
     const [elevenSeconds, elevenPlain] = [await elevenLabs(doc), await elevenLabs('Hello there.')];
-    assert.ok(elevenSeconds > elevenPlain + 0.8 && elevenSeconds < elevenPlain + 2, `ElevenLabs: ${elevenSeconds} s against ${elevenPlain} s`);
+    assert.ok(
+      elevenSeconds > elevenPlain + 0.8 && elevenSeconds < elevenPlain + 2,
+      `ElevenLabs: ${elevenSeconds} s against ${elevenPlain} s`,
+    );
   });
 
   test('text that merely mentions <speak> later is still plain text', async () => {

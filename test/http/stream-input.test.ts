@@ -151,7 +151,8 @@ describe('input streaming: several contexts on one socket', () => {
   test('cancel drops a context: no audio of it after the acknowledgement, and the others go on', async () => {
     const c = await open();
     const long = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} that nobody will hear.`).join(' ');
-    for (const t of tokens(long)) c.send({ type: 'synthesize', context_id: 'gone', text: t, continue: true, voice_id: 'espeak-en-us-male-1' });
+    for (const t of tokens(long))
+      c.send({ type: 'synthesize', context_id: 'gone', text: t, continue: true, voice_id: 'espeak-en-us-male-1' });
     await c.until((m) => m.type === 'audio' && m.context_id === 'gone');
     c.send({ type: 'cancel', context_id: 'gone' });
     const ack = await c.until(doneOf('gone'));
@@ -243,7 +244,11 @@ describe('input streaming: bad context messages get envelope errors', () => {
     c.send({ type: 'synthesize', context_id: 'ghost', text: 'Now it works.', voice_id: 'flite-slt' });
     const ok = await c.until(doneOf('ghost'), from);
     assert.ok((ok.samples ?? 0) > 0);
-    assert.equal(c.messages.slice(from).filter((m) => m.type === 'error').length, 1, 'one error for the failed context, not one per sentence');
+    assert.equal(
+      c.messages.slice(from).filter((m) => m.type === 'error').length,
+      1,
+      'one error for the failed context, not one per sentence',
+    );
     c.close();
   });
 });

@@ -47,7 +47,8 @@ describe('WebSocket contexts: a plain sentence end is spoken at once', () => {
 
   test('"Hello there." with nothing after it and no flush: its audio comes', async () => {
     const c = await open();
-    for (const t of ['Hello', ' there', '.']) c.send({ type: 'synthesize', context_id: 'hi', text: t, continue: true, voice_id: 'flite-slt' });
+    for (const t of ['Hello', ' there', '.'])
+      c.send({ type: 'synthesize', context_id: 'hi', text: t, continue: true, voice_id: 'flite-slt' });
     const probed = await probe(c);
     const first = c.messages.findIndex(audioOf('hi'));
     assert.ok(first >= 0 && first < probed, 'the sentence was spoken before the request sent after it');
@@ -67,7 +68,8 @@ describe('WebSocket contexts: a plain sentence end is spoken at once', () => {
   ] as const) {
     test(`${what}: "${pieces.join('')}" waits, then more text speaks it whole`, async () => {
       const c = await open();
-      for (const t of pieces) c.send({ type: 'synthesize', context_id: 'wait', text: t, continue: true, voice_id: 'espeak-en-us-female-1' });
+      for (const t of pieces)
+        c.send({ type: 'synthesize', context_id: 'wait', text: t, continue: true, voice_id: 'espeak-en-us-female-1' });
       const probed = await probe(c);
       assert.equal(c.messages.slice(0, probed).filter(audioOf('wait')).length, 0, 'no audio before more text');
       c.send({ type: 'synthesize', context_id: 'wait', text: more, continue: true });
@@ -105,7 +107,8 @@ describe("Wyoming's streamed text: a plain sentence end is spoken at once", () =
       events.push(e);
     }
   }
-  const audioBytes = (events: WyomingEvent[]): number => events.filter((e) => e.type === 'audio-chunk').reduce((n, e) => n + (e.payload?.length ?? 0), 0);
+  const audioBytes = (events: WyomingEvent[]): number =>
+    events.filter((e) => e.type === 'audio-chunk').reduce((n, e) => n + (e.payload?.length ?? 0), 0);
 
   test('"Hello there." is spoken before synthesize-stop; "I met Dr." waits for more text', async () => {
     const c = new WyomingClient(wyomingPort);
@@ -118,12 +121,19 @@ describe("Wyoming's streamed text: a plain sentence end is spoken at once", () =
 
     for (const t of [' I', ' met', ' Dr.']) c.send('synthesize-chunk', { text: t });
     const waiting = await untilPong(c);
-    assert.deepEqual(waiting.map((e) => e.type), [], 'nothing spoken for "I met Dr."');
+    assert.deepEqual(
+      waiting.map((e) => e.type),
+      [],
+      'nothing spoken for "I met Dr."',
+    );
 
     c.send('synthesize-chunk', { text: ' Smith today.' });
     const spoken = await untilPong(c);
     assert.ok(audioBytes(spoken) > 0.8 * 24_000 * 2, `${audioBytes(spoken)} bytes for "I met Dr. Smith today."`);
-    assert.ok(spoken.every((e) => e.type === 'audio-chunk'), 'one stream of audio, its audio-start already sent');
+    assert.ok(
+      spoken.every((e) => e.type === 'audio-chunk'),
+      'one stream of audio, its audio-start already sent',
+    );
 
     c.send('synthesize-stop');
     assert.equal((await c.next()).type, 'audio-stop');
@@ -136,7 +146,10 @@ describe("Wyoming's streamed text: a plain sentence end is spoken at once", () =
     await c.connected();
     c.send('synthesize-start', { voice: { name: 'flite-slt' } });
     c.send('synthesize-chunk', { text: 'I met Dr.' });
-    assert.deepEqual((await untilPong(c)).map((e) => e.type), []);
+    assert.deepEqual(
+      (await untilPong(c)).map((e) => e.type),
+      [],
+    );
     c.send('synthesize-stop');
     const audio = await c.audio();
     assert.ok(audio.samples > 0.3 * 24_000, `${audio.samples} samples`);

@@ -24,7 +24,11 @@ const open = (url: string, options: Omit<OpenOptions, 'timeoutMs'> = {}) => Stre
 /** Picks the messages of request `id`; undefined picks those sent with no id. */
 const ofId = (id: string | undefined) => (m: StreamMsg) => m.id === id;
 
-async function refusal(url: string, headers: Record<string, string> = {}, protocols?: string[]): Promise<{ status: number; body: { error?: string } }> {
+async function refusal(
+  url: string,
+  headers: Record<string, string> = {},
+  protocols?: string[],
+): Promise<{ status: number; body: { error?: string } }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, protocols, { headers });
     ws.on('open', () => reject(new Error('upgraded')));
@@ -40,7 +44,12 @@ async function refusal(url: string, headers: Record<string, string> = {}, protoc
 describe('stream: happy path', () => {
   test('chunks of float32 24 kHz speech, then done; duration and pitch fit the text', async () => {
     const c = await open(wsUrl());
-    c.send({ type: 'synthesize', text: 'Hello from the stream. This is the second sentence of the test.', voice_id: 'flite-slt', engine: 'flite' });
+    c.send({
+      type: 'synthesize',
+      text: 'Hello from the stream. This is the second sentence of the test.',
+      voice_id: 'flite-slt',
+      engine: 'flite',
+    });
     const done = await c.until((m) => m.type === 'done');
     const audio = c.samples(ofId(undefined));
     const chunks = c.messages.filter((m) => m.type === 'audio').length;
@@ -56,10 +65,18 @@ describe('stream: happy path', () => {
 
   test('SSML marks come with the audio they fall in, in order, inside the audio', async () => {
     const c = await open(wsUrl());
-    c.send({ type: 'synthesize', text: '<speak>Hello there, <mark name="one"/>my friend. <break time="300ms"/><mark name="two"/>Goodbye now.</speak>', voice_id: 'flite-slt', id: 'm' });
+    c.send({
+      type: 'synthesize',
+      text: '<speak>Hello there, <mark name="one"/>my friend. <break time="300ms"/><mark name="two"/>Goodbye now.</speak>',
+      voice_id: 'flite-slt',
+      id: 'm',
+    });
     const done = await c.until((m) => m.type === 'done');
     const marks = c.messages.flatMap((m) => (m.type === 'audio' ? (m.marks ?? []) : []));
-    assert.deepEqual(marks.map((m) => m.name), ['one', 'two']);
+    assert.deepEqual(
+      marks.map((m) => m.name),
+      ['one', 'two'],
+    );
     const seconds = (done.samples ?? 0) / 24000;
     assert.ok(marks[0].time > 0.2 && marks[1].time > marks[0].time + 0.3 && marks[1].time < seconds, JSON.stringify({ marks, seconds }));
     c.ws.close();
@@ -166,7 +183,12 @@ describe('stream: security', () => {
     const c = await open(wsUrl(`?token=${other.key}`));
     c.send({ type: 'synthesize', text: 'Hi.' });
     await c.until((m) => m.type === 'done');
-    const revoked = await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: other.id }, cookie: other.cookie, sameOrigin: true });
+    const revoked = await s.request('/api/auth/api-keys', {
+      method: 'DELETE',
+      json: { key_id: other.id },
+      cookie: other.cookie,
+      sameOrigin: true,
+    });
     assert.equal(revoked.status, 200);
     const closed = await c.closedWithin(5000);
     assert.equal(closed?.code, 1008);

@@ -47,7 +47,10 @@ describe('/v1/speak/with-timestamps honours sample_rate', () => {
         assert.equal(pcm.sample_rate, rate);
         const pcmSeconds = pcm.bytes.length / 2 / rate;
 
-        for (const [name, out, seconds] of [['wav', wav, wavSeconds], ['pcm', pcm, pcmSeconds]] as const) {
+        for (const [name, out, seconds] of [
+          ['wav', wav, wavSeconds],
+          ['pcm', pcm, pcmSeconds],
+        ] as const) {
           // The audio lasts as long at any rate: its samples are counted at the rate it was asked for.
           assert.ok(Math.abs(seconds - ownSeconds) < 0.01, `${name} ${rate} Hz: ${seconds} s vs ${ownSeconds} s at ${own.sample_rate} Hz`);
           assert.ok(Math.abs(out.duration - seconds) < 0.002, `${name} ${rate} Hz: duration ${out.duration} vs ${seconds} s of audio`);
@@ -55,10 +58,16 @@ describe('/v1/speak/with-timestamps honours sample_rate', () => {
           const end = lastWordEnd(out);
           assert.ok(end <= seconds + 0.01 && end > seconds - 0.5, `${name} ${rate} Hz: last word ends at ${end} s of ${seconds} s`);
           // Timings are in seconds: the same at every rate (to the rounding of a sample count into milliseconds).
-          assert.deepEqual(out.words.map(({ word, offset, length }) => ({ word, offset, length })), own.words.map(({ word, offset, length }) => ({ word, offset, length })));
+          assert.deepEqual(
+            out.words.map(({ word, offset, length }) => ({ word, offset, length })),
+            own.words.map(({ word, offset, length }) => ({ word, offset, length })),
+          );
           out.words.forEach((w, i) => {
             const o = own.words[i];
-            assert.ok(Math.abs(w.start - o.start) <= 0.002 && Math.abs(w.end - o.end) <= 0.002, `${name} ${rate} Hz, "${w.word}": ${w.start}-${w.end} vs ${o.start}-${o.end}`);
+            assert.ok(
+              Math.abs(w.start - o.start) <= 0.002 && Math.abs(w.end - o.end) <= 0.002,
+              `${name} ${rate} Hz, "${w.word}": ${w.start}-${w.end} vs ${o.start}-${o.end}`,
+            );
           });
         }
       }

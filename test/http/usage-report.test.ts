@@ -39,7 +39,10 @@ test('a range of days, per-key rows with revoked keys marked, and the same rows 
   const gone = await create('=HYPERLINK("http://evil.example","x")');
   await speak(kept.key, 'Kept key speaks.');
   await speak(gone.key, 'Revoked key spoke once.');
-  assert.equal((await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: gone.id }, cookie, sameOrigin: true })).status, 200);
+  assert.equal(
+    (await s.request('/api/auth/api-keys', { method: 'DELETE', json: { key_id: gone.id }, cookie, sameOrigin: true })).status,
+    200,
+  );
   // Earlier days, as if recorded then.
   await s.app.services.db
     .insertInto('usage')
@@ -55,7 +58,11 @@ test('a range of days, per-key rows with revoked keys marked, and the same rows 
   const byName = new Map(all.keys.map((k) => [k.name, k]));
   assert.equal(byName.get('build server')?.revoked, false);
   assert.equal(byName.get('=HYPERLINK("http://evil.example","x")')?.revoked, true, 'the revoked key is marked');
-  assert.equal(byName.get('=HYPERLINK("http://evil.example","x")')?.characters, 'Revoked key spoke once.'.length, 'its past use still counts');
+  assert.equal(
+    byName.get('=HYPERLINK("http://evil.example","x")')?.characters,
+    'Revoked key spoke once.'.length,
+    'its past use still counts',
+  );
   assert.equal(byName.get('Dashboard (session)')?.characters, 100);
   assert.ok(!all.days.some((d) => d.day === daysAgo(40)), 'day 40 is outside the last 30');
 
@@ -76,13 +83,20 @@ test('a range of days, per-key rows with revoked keys marked, and the same rows 
   const csv = await s.request(`/api/usage?from=${daysAgo(45)}&format=csv`, { cookie });
   assert.equal(csv.status, 200);
   assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
-  assert.match(csv.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="voxsmith-usage-${daysAgo(45)}-to-${daysAgo(0)}\\.csv"`));
+  assert.match(
+    csv.headers.get('content-disposition') ?? '',
+    new RegExp(`attachment; filename="voxsmith-usage-${daysAgo(45)}-to-${daysAgo(0)}\\.csv"`),
+  );
   const lines = (await csv.text()).trimEnd().split('\r\n');
   assert.equal(lines[0], 'day,key_id,key_name,revoked,characters,requests');
   assert.ok(lines.includes(`${daysAgo(40)},${kept.id},build server,false,400,4`), lines.join('\n'));
   assert.ok(lines.includes(`${daysAgo(10)},,Dashboard (session),false,100,1`), lines.join('\n'));
   const revokedLine = lines.find((l) => l.includes(gone.id));
-  assert.equal(revokedLine, `${daysAgo(0)},${gone.id},"'=HYPERLINK(""http://evil.example"",""x"")",true,${'Revoked key spoke once.'.length},1`, 'quoted, and no formula');
+  assert.equal(
+    revokedLine,
+    `${daysAgo(0)},${gone.id},"'=HYPERLINK(""http://evil.example"",""x"")",true,${'Revoked key spoke once.'.length},1`,
+    'quoted, and no formula',
+  );
   assert.equal(lines.length, 1 + 4, 'one row per day and key');
 });
 

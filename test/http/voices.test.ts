@@ -18,7 +18,11 @@ type V = Voice;
 
 /** A 400 with the error body, as the SDK reports it. */
 async function rejects400(work: Promise<unknown>, what: string): Promise<void> {
-  await assert.rejects(work, (err: unknown) => err instanceof VoxsmithError && err.status === 400 && err.message.length > 0 && err.code === 'validation', what);
+  await assert.rejects(
+    work,
+    (err: unknown) => err instanceof VoxsmithError && err.status === 400 && err.message.length > 0 && err.code === 'validation',
+    what,
+  );
 }
 
 describe('voices: list', () => {
@@ -28,7 +32,8 @@ describe('voices: list', () => {
     assert.ok(new Set(all.map((v) => v.language.split('-')[0])).size >= 10);
     for (const v of all) {
       assert.match(v.id, /^[a-z0-9-]+$/);
-      for (const field of ['name', 'language', 'language_name', 'engine', 'description'] as const) assert.equal(typeof v[field], 'string', `${v.id}.${field}`);
+      for (const field of ['name', 'language', 'language_name', 'engine', 'description'] as const)
+        assert.equal(typeof v[field], 'string', `${v.id}.${field}`);
       assert.ok(['female', 'male', 'neutral'].includes(v.gender));
       assert.equal(v.source, 'builtin');
       assert.ok(Array.isArray(v.tags));

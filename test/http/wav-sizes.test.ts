@@ -77,15 +77,24 @@ describe('WAV sizes', () => {
   });
 
   test('OpenAI wav and ElevenLabs wav_22050 downloads: real sizes', async () => {
-    const openai = await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: TEXT, response_format: 'wav' }, bearer: key });
+    const openai = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', voice: 'alloy', input: TEXT, response_format: 'wav' },
+      bearer: key,
+    });
     assertKnownLength(Buffer.from(await openai.arrayBuffer()), 'openai');
-    const eleven = await s.request('/v1/text-to-speech/flite-rms?output_format=wav_22050', { json: { text: TEXT }, headers: { 'xi-api-key': key } });
+    const eleven = await s.request('/v1/text-to-speech/flite-rms?output_format=wav_22050', {
+      json: { text: TEXT },
+      headers: { 'xi-api-key': key },
+    });
     assertKnownLength(Buffer.from(await eleven.arrayBuffer()), 'elevenlabs');
   });
 
   test('a streamed WAV is open-ended; the same request again, from the cache, has its real sizes and the same audio', async () => {
     const ask = async () => {
-      const res = await s.request('/v1/text-to-speech/flite-awb/stream?output_format=wav_16000', { json: { text: 'Once streamed, then replayed.' }, headers: { 'xi-api-key': key } });
+      const res = await s.request('/v1/text-to-speech/flite-awb/stream?output_format=wav_16000', {
+        json: { text: 'Once streamed, then replayed.' },
+        headers: { 'xi-api-key': key },
+      });
       assert.equal(res.status, 200);
       return Buffer.from(await res.arrayBuffer());
     };

@@ -20,7 +20,8 @@ taskQueueSuite('bullmq', async (options) => new BullTaskQueue({ ...options, url:
 
 test('bullmq: two queues on one Redis prefix (two nodes) share the tasks of one job, each run once', async () => {
   const prefix = freshPrefix();
-  const make = () => new BullTaskQueue({ concurrency: 2, attempts: 3, backoffMs: 50, url: TEST_REDIS_URL, prefix, lockMs: 2_000, stalledIntervalMs: 500 });
+  const make = () =>
+    new BullTaskQueue({ concurrency: 2, attempts: 3, backoffMs: 50, url: TEST_REDIS_URL, prefix, lockMs: 2_000, stalledIntervalMs: 500 });
   const [a, b] = [make(), make()];
   const jobId = randomUUID();
   const by = new Map<number, string[]>();
@@ -38,7 +39,10 @@ test('bullmq: two queues on one Redis prefix (two nodes) share the tasks of one 
     assert.equal(by.size, 30);
     const nodes = [...by.values()].flat();
     assert.ok(nodes.includes('a') && nodes.includes('b'), 'both nodes took tasks of the job');
-    assert.ok([...by.values()].every((v) => v.length === 1), 'each task ran once');
+    assert.ok(
+      [...by.values()].every((v) => v.length === 1),
+      'each task ran once',
+    );
   } finally {
     await a.close();
     await b.close();

@@ -46,7 +46,11 @@ const PARAGRAPH =
   'the roof and the opening hours, it agreed to ask the town for another year.';
 
 async function post(node: ServiceProcess, path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(node.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+  return fetch(node.base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(json),
+  });
 }
 
 interface Piece {
@@ -56,7 +60,10 @@ interface Piece {
 
 async function pieces(jobId: string): Promise<Piece[]> {
   return withPg(async (client) => {
-    const r = await client.query<{ rendered_by: string | null; stored: boolean }>(`select rendered_by, samples is not null as stored from "${schema}".job_pieces where job_id = $1 order by n`, [jobId]);
+    const r = await client.query<{ rendered_by: string | null; stored: boolean }>(
+      `select rendered_by, samples is not null as stored from "${schema}".job_pieces where job_id = $1 order by n`,
+      [jobId],
+    );
     return r.rows;
   });
 }
@@ -70,7 +77,9 @@ test('two nodes render pieces of one book; kill -9 of one, the other finishes it
   const { key } = (await created.json()) as { key: string };
   const auth = { authorization: `Bearer ${key}` };
 
-  const text = Array.from({ length: 40 }, (_, i) => `${i % 10 === 0 ? `Chapter ${i / 10 + 1}\n\n` : ''}${PARAGRAPH} (${i + 1})`).join('\n\n');
+  const text = Array.from({ length: 40 }, (_, i) => `${i % 10 === 0 ? `Chapter ${i / 10 + 1}\n\n` : ''}${PARAGRAPH} (${i + 1})`).join(
+    '\n\n',
+  );
   const res = await post(a, '/v1/jobs', { text, voice_id: 'flite-slt' }, auth);
   assert.equal(res.status, 202);
   const { id, pieces: plan } = (await res.json()) as { id: string; pieces: { total: number } };
@@ -97,7 +106,10 @@ test('two nodes render pieces of one book; kill -9 of one, the other finishes it
   }
   const rows = await pieces(id);
   assert.equal(rows.length, plan.total);
-  assert.ok(rows.every((p) => p.stored), 'every piece is stored');
+  assert.ok(
+    rows.every((p) => p.stored),
+    'every piece is stored',
+  );
   const byNode = new Map<string, number>();
   for (const p of rows) byNode.set(p.rendered_by ?? '', (byNode.get(p.rendered_by ?? '') ?? 0) + 1);
   assert.equal(byNode.size, 2, `pieces by node: ${JSON.stringify([...byNode])}`);
@@ -108,6 +120,11 @@ test('two nodes render pieces of one book; kill -9 of one, the other finishes it
 
   const audio = await fetch(`${b.base}/v1/jobs/${id}/audio`, { headers: auth });
   assert.equal(audio.status, 200);
-  const index = (await (await fetch(`${b.base}/v1/jobs/${id}/chapters`, { headers: auth })).json()) as { chapters: Array<{ title: string }> };
-  assert.deepEqual(index.chapters.map((c) => c.title), ['Chapter 1', 'Chapter 2', 'Chapter 3', 'Chapter 4']);
+  const index = (await (await fetch(`${b.base}/v1/jobs/${id}/chapters`, { headers: auth })).json()) as {
+    chapters: Array<{ title: string }>;
+  };
+  assert.deepEqual(
+    index.chapters.map((c) => c.title),
+    ['Chapter 1', 'Chapter 2', 'Chapter 3', 'Chapter 4'],
+  );
 });

@@ -39,7 +39,11 @@ after(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(node: ServiceProcess, path: string, init: { method?: string; json?: unknown; cookie?: string; bearer?: string } = {}): Promise<Response> {
+async function call(
+  node: ServiceProcess,
+  path: string,
+  init: { method?: string; json?: unknown; cookie?: string; bearer?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   if (init.cookie) {
@@ -47,7 +51,11 @@ async function call(node: ServiceProcess, path: string, init: { method?: string;
     headers.origin = ORIGIN;
   }
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
-  return fetch(node.base + path, { method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'), headers, body: init.json !== undefined ? JSON.stringify(init.json) : undefined });
+  return fetch(node.base + path, {
+    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+  });
 }
 
 interface Created {
@@ -56,7 +64,11 @@ interface Created {
   scopes: string[];
 }
 
-async function createKey(node: ServiceProcess, credential: { cookie?: string; bearer?: string }, body: Record<string, unknown>): Promise<Created> {
+async function createKey(
+  node: ServiceProcess,
+  credential: { cookie?: string; bearer?: string },
+  body: Record<string, unknown>,
+): Promise<Created> {
   const res = await call(node, '/api/auth/api-keys', { json: body, ...credential });
   assert.equal(res.status, 201, await res.clone().text());
   return (await res.json()) as Created;
@@ -80,8 +92,13 @@ describe('key management across two nodes (PostgreSQL + Redis)', () => {
       await createKey(b, { bearer }, { name: 'c3', scopes: ['speech'] }),
       await createKey(a, { bearer }, { name: 'c4' }),
     ];
-    const list = (await (await call(a, '/api/auth/api-keys', { bearer })).json()) as { keys: Array<{ id: string; name: string; scopes: string[] }> };
-    assert.deepEqual(list.keys.map((k) => k.name), ['root', 'c1', 'c2', 'c3', 'c4']);
+    const list = (await (await call(a, '/api/auth/api-keys', { bearer })).json()) as {
+      keys: Array<{ id: string; name: string; scopes: string[] }>;
+    };
+    assert.deepEqual(
+      list.keys.map((k) => k.name),
+      ['root', 'c1', 'c2', 'c3', 'c4'],
+    );
     assert.deepEqual(list.keys.find((k) => k.name === 'c3')?.scopes, ['speech']);
 
     // Each child works on both nodes, then is revoked on the node it was not made on, four ways.
@@ -98,11 +115,15 @@ describe('key management across two nodes (PostgreSQL + Redis)', () => {
       assert.equal(res.status, 200, path);
     }
     for (const c of children) {
-      for (const node of [a, b]) assert.equal((await call(node, '/api/auth/api-keys', { bearer: c.key })).status, 401, 'revoked on every node at once');
+      for (const node of [a, b])
+        assert.equal((await call(node, '/api/auth/api-keys', { bearer: c.key })).status, 401, 'revoked on every node at once');
     }
     // The speech-only child could never have minted anything: checked on the other node than its maker.
     const left = (await (await call(b, '/api/auth/api-keys', { cookie })).json()) as { keys: Array<{ name: string }> };
-    assert.deepEqual(left.keys.map((k) => k.name), ['root']);
+    assert.deepEqual(
+      left.keys.map((k) => k.name),
+      ['root'],
+    );
   });
 
   test('a speech-only key is refused key management on both nodes, and cannot mint a wider key', async () => {

@@ -43,7 +43,11 @@ after(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(node: ServiceProcess, path: string, init: { method?: string; json?: unknown; body?: FormData; cookie?: string; bearer?: string } = {}): Promise<Response> {
+async function call(
+  node: ServiceProcess,
+  path: string,
+  init: { method?: string; json?: unknown; body?: FormData; cookie?: string; bearer?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   if (init.cookie) {
@@ -59,7 +63,12 @@ async function call(node: ServiceProcess, path: string, init: { method?: string;
 }
 
 /** Sign-in link asked on one node, redeemed on the other; a key made with that session. */
-async function keyFor(email: string, loginOn: ServiceProcess, verifyOn: ServiceProcess, keyOn: ServiceProcess): Promise<{ key: string; id: string; cookie: string }> {
+async function keyFor(
+  email: string,
+  loginOn: ServiceProcess,
+  verifyOn: ServiceProcess,
+  keyOn: ServiceProcess,
+): Promise<{ key: string; id: string; cookie: string }> {
   const before = mail.messages.length;
   assert.equal((await call(loginOn, '/api/auth/login', { json: { email } })).status, 200);
   const token = await mail.tokenFor(email, before);
@@ -110,7 +119,9 @@ describe('two nodes sharing PostgreSQL and Redis', () => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
     });
-    const closed = new Promise<{ code: number; at: number }>((resolve) => socket.once('close', (code) => resolve({ code, at: performance.now() })));
+    const closed = new Promise<{ code: number; at: number }>((resolve) =>
+      socket.once('close', (code) => resolve({ code, at: performance.now() })),
+    );
 
     const revokedAt = performance.now();
     const revoke = await call(b, '/api/auth/api-keys', { method: 'DELETE', json: { key_id: id }, cookie });
@@ -138,7 +149,8 @@ describe('two nodes sharing PostgreSQL and Redis', () => {
 
   test('a voice cloned on A speaks on B', async () => {
     const { key } = await keyFor('multi-clone@example.com', a, b, a);
-    const sampleText = 'The quick brown fox jumps over the lazy dog. Five boxing wizards jump quickly. How vexingly quick daft zebras jump.';
+    const sampleText =
+      'The quick brown fox jumps over the lazy dog. Five boxing wizards jump quickly. How vexingly quick daft zebras jump.';
     const sampleRes = await call(a, '/v1/speak', { json: { text: sampleText, format: 'wav' }, bearer: key });
     assert.equal(sampleRes.status, 200);
     const sample = Buffer.from(await sampleRes.arrayBuffer());
@@ -152,7 +164,10 @@ describe('two nodes sharing PostgreSQL and Redis', () => {
     assert.equal(cloned.status, 201, await cloned.clone().text());
     const { voice } = (await cloned.json()) as { voice: { id: string } };
 
-    const spoken = await call(b, '/v1/speak', { json: { text: 'Hello from the other node.', voice_id: voice.id, format: 'wav' }, bearer: key });
+    const spoken = await call(b, '/v1/speak', {
+      json: { text: 'Hello from the other node.', voice_id: voice.id, format: 'wav' },
+      bearer: key,
+    });
     assert.equal(spoken.status, 200, await spoken.clone().text());
     assert.equal(spoken.headers.get('x-voice-id'), voice.id);
     const seconds = wavSeconds(Buffer.from(await spoken.arrayBuffer()));

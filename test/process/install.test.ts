@@ -22,7 +22,11 @@ test('npm ci on a clean copy of the project files prints no npm warning', () => 
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
     delete manifest.scripts;
     writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
-    const run = spawnSync('npm', ['ci', '--dry-run', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'warn' } });
+    const run = spawnSync('npm', ['ci', '--dry-run', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_loglevel: 'warn' },
+    });
     assert.equal(run.status, 0, run.stderr);
     const warnings = `${run.stdout}\n${run.stderr}`.split('\n').filter((line) => /^npm (warn|WARN)/.test(line));
     assert.deepEqual(warnings, []);
@@ -32,10 +36,17 @@ test('npm ci on a clean copy of the project files prints no npm warning', () => 
 });
 
 test('onnxruntime-node keeps its GPU download step held back; the addons that must build may run theirs', () => {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean>; engines?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+    engines?: Record<string, string>;
+  };
   assert.equal(pkg.allowScripts?.['onnxruntime-node'], false, 'its CPU binary ships in the package; the script only fetches CUDA files');
   assert.equal(pkg.allowScripts?.['better-sqlite3'], true);
   assert.match(pkg.engines?.npm ?? '', /11\.16/, 'allowScripts needs npm 11.16');
   // The onnxruntime CPU binary is there without the script having run.
-  assert.ok(existsSync(join(root, 'node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node')) || process.platform !== 'linux' || process.arch !== 'x64');
+  assert.ok(
+    existsSync(join(root, 'node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node')) ||
+      process.platform !== 'linux' ||
+      process.arch !== 'x64',
+  );
 });

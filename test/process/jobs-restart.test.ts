@@ -35,15 +35,29 @@ function counter(metrics: string, series: string): number {
 function storedPieces(jobId: string): { stored: number; total: number; by: string[] } {
   const db = new Database(join(dataDir, 'voxsmith.db'), { readonly: true });
   try {
-    const rows = db.prepare('select rendered_by, samples from job_pieces where job_id = ?').all(jobId) as Array<{ rendered_by: string | null; samples: number | null }>;
-    return { stored: rows.filter((r) => r.samples !== null).length, total: rows.length, by: rows.filter((r) => r.samples !== null).map((r) => r.rendered_by ?? '') };
+    const rows = db.prepare('select rendered_by, samples from job_pieces where job_id = ?').all(jobId) as Array<{
+      rendered_by: string | null;
+      samples: number | null;
+    }>;
+    return {
+      stored: rows.filter((r) => r.samples !== null).length,
+      total: rows.length,
+      by: rows.filter((r) => r.samples !== null).map((r) => r.rendered_by ?? ''),
+    };
   } finally {
     db.close();
   }
 }
 
 test('kill -9 mid-job: the restarted node finishes it without rendering a stored piece again', async () => {
-  const env = { DATA_DIR: dataDir, SMTP_URL: await mail.start(), PUBLIC_URL: ORIGIN, WORKERS: '1', JOB_CONCURRENCY: '1', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = {
+    DATA_DIR: dataDir,
+    SMTP_URL: await mail.start(),
+    PUBLIC_URL: ORIGIN,
+    WORKERS: '1',
+    JOB_CONCURRENCY: '1',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  };
   const first = await startProcess(env);
   let key: string;
   let jobId: string;
@@ -60,7 +74,9 @@ test('kill -9 mid-job: the restarted node finishes it without rendering a stored
     jobId = ((await res.json()) as { id: string }).id;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const j = (await (await fetch(`${first.base}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { pieces: { done: number; total: number } };
+      const j = (await (await fetch(`${first.base}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        pieces: { done: number; total: number };
+      };
       if (j.pieces.done >= 3) break;
       assert.ok(Date.now() < deadline, 'pieces get stored');
       await new Promise((r) => setTimeout(r, 20));

@@ -21,7 +21,10 @@ const post = (base: string, path: string, json: unknown, headers: Record<string,
   fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
 
 test('npm start serves the compiled build: sign-in, a key, and speech in the default voice', async () => {
-  const service = await startProcess({ DATA_DIR: dataDir, SMTP_URL: await mail.start(), PUBLIC_URL: 'http://voxsmith.test', WORKERS: '1' }, 'npm-start');
+  const service = await startProcess(
+    { DATA_DIR: dataDir, SMTP_URL: await mail.start(), PUBLIC_URL: 'http://voxsmith.test', WORKERS: '1' },
+    'npm-start',
+  );
   try {
     assert.match(service.output(), /Server listening/);
     assert.doesNotMatch(service.output(), /through tsx/, 'dist/ was built, not the tsx fallback');
@@ -33,7 +36,12 @@ test('npm start serves the compiled build: sign-in, a key, and speech in the def
     assert.equal(created.status, 201);
     const { key } = (await created.json()) as { key: string };
 
-    const res = await post(service.base, '/v1/speak', { text: 'The compiled service speaks as well as the sources do.', format: 'wav' }, { authorization: `Bearer ${key}` });
+    const res = await post(
+      service.base,
+      '/v1/speak',
+      { text: 'The compiled service speaks as well as the sources do.', format: 'wav' },
+      { authorization: `Bearer ${key}` },
+    );
     assert.equal(res.status, 200, await res.clone().text());
     const audio = decodeWav(new Uint8Array(await res.arrayBuffer()));
     assert.equal(audio.rate, 24_000);
@@ -42,7 +50,6 @@ test('npm start serves the compiled build: sign-in, a key, and speech in the def
     // The default voice is flite slt, a female voice around 165 Hz.
     const pitch = medianPitch(audio);
     assert.ok(pitch > 130 && pitch < 220, `slt's pitch, got ${pitch.toFixed(0)} Hz`);
-
   } finally {
     assert.equal(await service.stop('SIGTERM'), 0);
   }
@@ -76,7 +83,9 @@ test('the bundled build reads its own files and loads PostgreSQL and Redis on de
     const dashboard = await fetch(`${service.base}/`);
     assert.equal(dashboard.status, 200);
     assert.match(await dashboard.text(), /<script/i);
-    const found = (await (await fetch(`${service.base}/api/voices/search?q=british%20female`)).json()) as { voices: { language: string }[] };
+    const found = (await (await fetch(`${service.base}/api/voices/search?q=british%20female`)).json()) as {
+      voices: { language: string }[];
+    };
     assert.equal(found.voices[0].language, 'en-GB');
   } finally {
     assert.equal(await service.stop('SIGTERM'), 0);

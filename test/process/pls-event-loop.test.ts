@@ -18,7 +18,11 @@ let service: ServiceProcess;
 let key: string;
 
 function putPls(name: string, xml: string): Promise<Response> {
-  return fetch(`${service.base}/api/lexicons/${name}/pls`, { method: 'PUT', body: xml, headers: { 'content-type': 'application/pls+xml', authorization: `Bearer ${key}` } });
+  return fetch(`${service.base}/api/lexicons/${name}/pls`, {
+    method: 'PUT',
+    body: xml,
+    headers: { 'content-type': 'application/pls+xml', authorization: `Bearer ${key}` },
+  });
 }
 
 before(async () => {
@@ -26,7 +30,10 @@ before(async () => {
   ({ key } = await signedInKey(service.base, mail, 'pls@example.com', ORIGIN));
   // What starts on first use and is not what is timed: the reading thread (under the tests' TypeScript loader its
   // start compiles the worker's modules) and /healthz's response serializer (compiled on its first call).
-  assert.equal((await putPls('warm', `<lexicon version="1.0" ${NS}><lexeme><grapheme>a</grapheme><alias>b</alias></lexeme></lexicon>`)).status, 201);
+  assert.equal(
+    (await putPls('warm', `<lexicon version="1.0" ${NS}><lexeme><grapheme>a</grapheme><alias>b</alias></lexeme></lexicon>`)).status,
+    201,
+  );
   await (await fetch(`${service.base}/healthz`)).arrayBuffer();
 });
 after(async () => {
@@ -69,7 +76,9 @@ describe('PLS import keeps off the event loop', () => {
     const xml = `<lexicon version="1.0" ${NS} alphabet="ipa">${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</lexicon>`;
     assert.ok(xml.length > 700_000 && xml.length <= LEXICON_LIMITS.plsBytes);
     const { result, medianMs, slowestMs, probes } = await healthzDuring(() => putPls('deep', xml));
-    process.stdout.write(`# deep PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `# deep PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`,
+    );
     assert.equal(result.status, 400);
     const body = (await result.json()) as { code: string; error: string };
     assert.equal(body.code, 'invalid_pls');
@@ -86,7 +95,9 @@ describe('PLS import keeps off the event loop', () => {
     assert.ok(xml.length > 700_000 && xml.length <= LEXICON_LIMITS.plsBytes, `${xml.length} bytes`);
     const { result, medianMs, slowestMs, probes } = await healthzDuring(() => putPls('big', xml));
     // Printed, not asserted: storing 125 KB of rules is a synchronous SQLite write (with its fsync), not parsing.
-    process.stdout.write(`# 1 MB PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`);
+    process.stdout.write(
+      `# 1 MB PLS: ${result.status}; /healthz of ${probes}: median ${medianMs.toFixed(1)} ms, slowest ${slowestMs.toFixed(1)} ms\n`,
+    );
     assert.equal(result.status, 201, await result.clone().text());
     assert.equal(((await result.json()) as { lexicon: { rules: unknown[] } }).lexicon.rules.length, 2000);
   });

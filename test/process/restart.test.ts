@@ -53,7 +53,10 @@ test('users, sessions and keys survive kill -9; SIGTERM shuts down cleanly', asy
 
   const logs = first.output() + second.output();
   assert.ok(!logs.includes(key.slice(23, 55)), 'key secret not in the log');
-  const dbText = readdirSync(dataDir).filter((f) => f.startsWith('voxsmith.db')).map((f) => readFileSync(join(dataDir, f)).toString('latin1')).join('');
+  const dbText = readdirSync(dataDir)
+    .filter((f) => f.startsWith('voxsmith.db'))
+    .map((f) => readFileSync(join(dataDir, f)).toString('latin1'))
+    .join('');
   assert.ok(!dbText.includes(key.slice(23, 55)), 'key secret not in the database');
 });
 

@@ -50,7 +50,17 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
   const wyomingPort = await freePort();
   // `script` gives the service a real pseudo-terminal, so this is the auto-detection a developer gets from npm start.
   const child = spawn('script', ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), WYOMING_PORT: String(wyomingPort), DATA_DIR: dir, VOICES_DIR: join(dir, 'voices'), SMTP_URL: '', LOG_FORMAT: '', WORKERS: '1' },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      WYOMING_PORT: String(wyomingPort),
+      DATA_DIR: dir,
+      VOICES_DIR: join(dir, 'voices'),
+      SMTP_URL: '',
+      LOG_FORMAT: '',
+      WORKERS: '1',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
@@ -63,12 +73,25 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
     // A terminal turns \n into \r\n; colours are for eyes, the test reads the text.
     // eslint-disable-next-line no-control-regex
     const text = () => out.replace(/\r/g, '').replace(/\x1b\[[0-9;]*m/g, '');
-    assert.match(text(), new RegExp(`^  Open +http://localhost:${port}\n {2} +http://127\\.0\\.0\\.1:${port}$`, 'm'), 'every address it answers on');
-    assert.match(text(), new RegExp(`^  Wyoming +127\\.0\\.0\\.1:${wyomingPort} for Home Assistant \\(connect it to a key on the dashboard’s Home Assistant page\\)$`, 'm'));
+    assert.match(
+      text(),
+      new RegExp(`^  Open +http://localhost:${port}\n {2} +http://127\\.0\\.0\\.1:${port}$`, 'm'),
+      'every address it answers on',
+    );
+    assert.match(
+      text(),
+      new RegExp(
+        `^  Wyoming +127\\.0\\.0\\.1:${wyomingPort} for Home Assistant \\(connect it to a key on the dashboard’s Home Assistant page\\)$`,
+        'm',
+      ),
+    );
     assert.match(text(), new RegExp(`^  API docs +http://localhost:${port}/docs$`, 'm'));
     assert.match(text(), new RegExp(`^  Data +${dir} \\(SQLite\\)$`, 'm'));
     assert.match(text(), new RegExp(`^  Sign-in +no SMTP_URL: sign-in links are printed below and saved to ${join(dir, 'outbox')}/$`, 'm'));
-    assert.match(text(), /^ {2}Voices +no natural voice yet: add one with `npx voxsmith voices add en_US-lessac-medium` or on the dashboard's Natural voices page$/m);
+    assert.match(
+      text(),
+      /^ {2}Voices +no natural voice yet: add one with `npx voxsmith voices add en_US-lessac-medium` or on the dashboard's Natural voices page$/m,
+    );
 
     const base = `http://127.0.0.1:${port}`;
     assert.equal((await post(base, '/api/auth/login', { email: 'terminal@example.com' })).status, 200);
@@ -89,7 +112,13 @@ test('on a terminal: a banner with the address, data folder and outbox, readable
 
 test('piped to a collector: JSON lines only, the banner as a log line, the sign-in link in a field of its own', async () => {
   const dir = dataDir();
-  const service = await startProcess({ DATA_DIR: dir, SMTP_URL: '', LOG_FORMAT: '', PUBLIC_URL: 'http://voxsmith.test:8080', WORKERS: '1' });
+  const service = await startProcess({
+    DATA_DIR: dir,
+    SMTP_URL: '',
+    LOG_FORMAT: '',
+    PUBLIC_URL: 'http://voxsmith.test:8080',
+    WORKERS: '1',
+  });
   try {
     const lines = () =>
       service
@@ -111,7 +140,10 @@ test('piped to a collector: JSON lines only, the banner as a log line, the sign-
     assert.ok(signIn);
     assert.equal(signIn.link, outboxLink(dir));
     assert.doesNotMatch(String(signIn.msg), /\n/, 'the message is one line');
-    for (const line of service.output().split('\n').filter((l) => l.trim() !== '')) {
+    for (const line of service
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '')) {
       // npm's or Node's own warnings aside, every line of the service is JSON.
       if (!/^(\(node:|npm warn)/.test(line)) assert.doesNotThrow(() => JSON.parse(line), line);
     }
@@ -151,7 +183,10 @@ test('a port in use at start: one message that names PORT, and exit 1', async ()
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     assert.equal(code, 1);
-    assert.match(err, new RegExp(`^voxsmith: port ${port} on 127\\.0\\.0\\.1 is in use by another process \\(PORT\\): .*PORT=${port + 1}`, 'm'));
+    assert.match(
+      err,
+      new RegExp(`^voxsmith: port ${port} on 127\\.0\\.0\\.1 is in use by another process \\(PORT\\): .*PORT=${port + 1}`, 'm'),
+    );
     assert.doesNotMatch(err, /at .*\.ts:\d+/, 'no stack trace');
   } finally {
     await new Promise<void>((resolve) => holder.close(() => resolve()));

@@ -33,7 +33,9 @@ after(async () => {
 async function ids(p: ServiceProcess): Promise<string[]> {
   const res = await fetch(`${p.base}/api/voices?engine=piper`);
   const piper = ((await res.json()) as { voices: { id: string }[] }).voices.map((v) => v.id);
-  const kokoro = ((await (await fetch(`${p.base}/api/voices?engine=kokoro`)).json()) as { voices: { id: string }[] }).voices.map((v) => v.id);
+  const kokoro = ((await (await fetch(`${p.base}/api/voices?engine=kokoro`)).json()) as { voices: { id: string }[] }).voices.map(
+    (v) => v.id,
+  );
   return [...piper, ...kokoro];
 }
 
@@ -66,12 +68,23 @@ test('two processes sharing VOICES_DIR install VOICES_INSTALL once, and both ser
     assert.equal(served, body.length, `${path}: ${served} bytes served for a ${body.length}-byte file`);
   }
   const logs = procs.map((p) => p.output());
-  assert.ok(logs.some((l) => /VOICES_INSTALL: installing en_US-lessac-medium/.test(l)), 'progress is logged');
-  assert.ok(logs.some((l) => /installing en_US-lessac-medium: (25|50|75)% of/.test(l)), 'with percentages');
+  assert.ok(
+    logs.some((l) => /VOICES_INSTALL: installing en_US-lessac-medium/.test(l)),
+    'progress is logged',
+  );
+  assert.ok(
+    logs.some((l) => /installing en_US-lessac-medium: (25|50|75)% of/.test(l)),
+    'with percentages',
+  );
   assert.ok(
     logs.some((l) => /installed (en_US-lessac-medium|kokoro-v1\.0-int8) \(already there\)/.test(l)),
     'the installs overlapped: one process waited for the other’s download',
   );
   for (const l of logs) assert.doesNotMatch(l, /VOICES_DIR: skipped/, 'no half or orphan file was ever seen');
-  assert.deepEqual(readdirSync(voicesDir).sort(), ['en_US-lessac-medium.onnx', 'en_US-lessac-medium.onnx.json', 'kokoro-v1.0.int8.onnx', 'voices-v1.0.bin']);
+  assert.deepEqual(readdirSync(voicesDir).sort(), [
+    'en_US-lessac-medium.onnx',
+    'en_US-lessac-medium.onnx.json',
+    'kokoro-v1.0.int8.onnx',
+    'voices-v1.0.bin',
+  ]);
 });

@@ -38,7 +38,15 @@ function status(field: 'VmHWM' | 'VmRSS'): number {
 before(async () => {
   // With npm start's memory settings (its environment, and its node flag as NODE_OPTIONS), from the sources.
   const flags = START.args.filter((a) => a.startsWith('--')).join(' ');
-  service = await startProcess({ ...START.env, NODE_OPTIONS: flags, DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, SMTP_URL: await mail.start(), WORKERS: '1', RATE_LIMIT_PER_MINUTE: '10000' });
+  service = await startProcess({
+    ...START.env,
+    NODE_OPTIONS: flags,
+    DATA_DIR: dataDir,
+    PUBLIC_URL: ORIGIN,
+    SMTP_URL: await mail.start(),
+    WORKERS: '1',
+    RATE_LIMIT_PER_MINUTE: '10000',
+  });
   ({ key } = await signedInKey(service.base, mail, 'flood@example.com', ORIGIN));
 });
 after(async () => {

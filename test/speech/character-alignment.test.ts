@@ -45,7 +45,14 @@ test('overlapping or backward word times still give monotonic times; no words: s
 });
 
 test('a surrogate pair is one character; a word missing from the text only passes time', () => {
-  const a = alignCharacters('hi 👋 there', [{ word: 'hi', start: 0, end: 0.2, offset: 0, length: 2 }, { word: 'wave', start: 0.3, end: 0.5, offset: -1, length: 0 }], 1);
+  const a = alignCharacters(
+    'hi 👋 there',
+    [
+      { word: 'hi', start: 0, end: 0.2, offset: 0, length: 2 },
+      { word: 'wave', start: 0.3, end: 0.5, offset: -1, length: 0 },
+    ],
+    1,
+  );
   assert.deepEqual(a.characters, ['h', 'i', ' ', '👋', ' ', 't', 'h', 'e', 'r', 'e']);
   assert.ok(a.character_start_times_seconds[2] >= 0.5, 'the tail starts after the unplaced word');
 });

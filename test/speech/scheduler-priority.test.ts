@@ -10,7 +10,9 @@ test('a freed slot goes to a waiting interactive request before any background o
   const s = new FairScheduler({ slots: 1, maxPerKey: 2 });
   const release = await s.acquire('key:busy', open());
   const order: string[] = [];
-  const background = [1, 2].map((i) => s.acquire('background:job', open(), undefined, 'background').then((r) => (order.push(`background ${i}`), r)));
+  const background = [1, 2].map((i) =>
+    s.acquire('background:job', open(), undefined, 'background').then((r) => (order.push(`background ${i}`), r)),
+  );
   const interactive = s.acquire('key:reader', open()).then((r) => (order.push('interactive'), r));
   release();
   (await interactive)();

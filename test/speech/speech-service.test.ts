@@ -19,7 +19,12 @@ after(async () => {
 type StreamMessage = { type: string; error?: string; code?: string; audio?: string; samples?: number; cancelled?: boolean; id?: string };
 
 /** One WebSocket connection: sends `messages` in order, collects every answer until `last` says it is over. */
-async function overStream(key: string, messages: unknown[], last: (m: StreamMessage, all: StreamMessage[]) => boolean, onMessage?: (m: StreamMessage, ws: WebSocket) => void): Promise<StreamMessage[]> {
+async function overStream(
+  key: string,
+  messages: unknown[],
+  last: (m: StreamMessage, all: StreamMessage[]) => boolean,
+  onMessage?: (m: StreamMessage, ws: WebSocket) => void,
+): Promise<StreamMessage[]> {
   const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
   const received: StreamMessage[] = [];
   try {
@@ -43,10 +48,13 @@ async function overStream(key: string, messages: unknown[], last: (m: StreamMess
 }
 
 const speak = (key: string, body: Record<string, unknown>) => s.request('/v1/speak', { json: body, bearer: key });
-const openai = (key: string, body: Record<string, unknown>) => s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', ...body }, bearer: key });
+const openai = (key: string, body: Record<string, unknown>) =>
+  s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', ...body }, bearer: key });
 
 async function usageOf(cookie: string, keyId: string): Promise<{ characters: number; requests: number } | undefined> {
-  const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ key_id: string; characters: number; requests: number }> };
+  const usage = (await (await s.request('/api/usage', { cookie })).json()) as {
+    keys: Array<{ key_id: string; characters: number; requests: number }>;
+  };
   const row = usage.keys.find((r) => r.key_id === keyId);
   return row && { characters: row.characters, requests: row.requests };
 }
@@ -57,7 +65,11 @@ async function syntheses(endpoint: string, outcome?: string, server = s): Promis
   assert.equal(res.status, 200);
   let sum = 0;
   for (const line of (await res.text()).split('\n')) {
-    if (line.startsWith('voxsmith_synthesis_requests_total{') && line.includes(`endpoint="${endpoint}"`) && (!outcome || line.includes(`outcome="${outcome}"`))) {
+    if (
+      line.startsWith('voxsmith_synthesis_requests_total{') &&
+      line.includes(`endpoint="${endpoint}"`) &&
+      (!outcome || line.includes(`outcome="${outcome}"`))
+    ) {
       sum += Number(line.slice(line.lastIndexOf(' ') + 1));
     }
   }
@@ -117,13 +129,19 @@ describe('speech service: usage and metering, once per request on every door', (
     };
     const doors: Array<[string, (key: string, text: string) => Promise<number>]> = [
       ['speak', async (key, text) => wavSampleCount(new Uint8Array(await (await speak(key, { text, format: 'wav' })).arrayBuffer()))],
-      ['openai', async (key, text) => wavSampleCount(new Uint8Array(await (await openai(key, { input: text, response_format: 'wav' })).arrayBuffer()))],
+      [
+        'openai',
+        async (key, text) =>
+          wavSampleCount(new Uint8Array(await (await openai(key, { input: text, response_format: 'wav' })).arrayBuffer())),
+      ],
       [
         'openai-sse',
         async (key, text) => {
           const res = await openai(key, { input: text, response_format: 'pcm', stream_format: 'sse' });
           const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: '));
-          const deltas = events.map((e) => JSON.parse(e.slice(6)) as { type: string; audio?: string }).filter((e) => e.type === 'speech.audio.delta');
+          const deltas = events
+            .map((e) => JSON.parse(e.slice(6)) as { type: string; audio?: string })
+            .filter((e) => e.type === 'speech.audio.delta');
           return deltas.reduce((n, d) => n + Buffer.from(d.audio ?? '', 'base64').length / 2, 0);
         },
       ],
@@ -189,7 +207,10 @@ describe('speech service: only speech delivered in full is counted', () => {
     assert.equal(done.cancelled, true, JSON.stringify(done));
     const res = await big.request('/api/usage', { cookie });
     const usage = (await res.json()) as { keys: Array<{ key_id: string }> };
-    assert.equal(usage.keys.find((r) => r.key_id === id), undefined);
+    assert.equal(
+      usage.keys.find((r) => r.key_id === id),
+      undefined,
+    );
     assert.equal(await syntheses('stream', 'cancelled', big), cancelledBefore + 1);
   });
 
@@ -215,6 +236,9 @@ describe('speech service: only speech delivered in full is counted', () => {
     assert.equal(last?.type, 'done', JSON.stringify(last));
     assert.equal(last?.cancelled, true);
     const usage = (await (await big.request('/api/usage', { cookie })).json()) as { keys: Array<{ key_id: string }> };
-    assert.equal(usage.keys.find((r) => r.key_id === id), undefined);
+    assert.equal(
+      usage.keys.find((r) => r.key_id === id),
+      undefined,
+    );
   });
 });

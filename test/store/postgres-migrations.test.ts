@@ -64,7 +64,14 @@ describe('PostgreSQL migrations', () => {
       const applied = await withPg((c) => c.query<{ n: number }>(`select count(*)::int as n from ${schema}.kysely_migration`));
       assert.equal(applied.rows[0].n, (await migrationNames()).length);
       // Every node can use the tables at once.
-      await Promise.all(stores.map((s, i) => s.db.insertInto('users').values({ id: `u${i}`, email: `n${i}@example.com`, plan: 'free', created_at: new Date().toISOString() }).execute()));
+      await Promise.all(
+        stores.map((s, i) =>
+          s.db
+            .insertInto('users')
+            .values({ id: `u${i}`, email: `n${i}@example.com`, plan: 'free', created_at: new Date().toISOString() })
+            .execute(),
+        ),
+      );
       const users = await stores[0].db.selectFrom('users').select('id').execute();
       assert.equal(users.length, 4);
     } finally {
@@ -72,7 +79,7 @@ describe('PostgreSQL migrations', () => {
     }
   });
 
-  test('another deployment\'s tables in another schema of the same database are not mistaken for ours', async () => {
+  test("another deployment's tables in another schema of the same database are not mistaken for ours", async () => {
     const first = freshSchema();
     const second = freshSchema();
     const a = await open(first);
@@ -109,7 +116,10 @@ describe('PostgreSQL migrations', () => {
     for (const store of stores) await store.close();
     const failures = opened.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
     assert.deepEqual(failures, []);
-    assert.deepEqual(opened.map((r) => r.status === 'fulfilled' && r.value), ours.map(() => true));
+    assert.deepEqual(
+      opened.map((r) => r.status === 'fulfilled' && r.value),
+      ours.map(() => true),
+    );
   });
 
   test('opening a migrated schema again changes nothing', async () => {

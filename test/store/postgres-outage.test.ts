@@ -32,7 +32,11 @@ async function proxyFor(): Promise<TcpProxy> {
 }
 
 /** A request that must answer, not hang: a generous deadline turns a hang into a failure. */
-async function answer(s: TestServer, path: string, init: Parameters<TestServer['request']>[1] = {}): Promise<{ res: Response; ms: number }> {
+async function answer(
+  s: TestServer,
+  path: string,
+  init: Parameters<TestServer['request']>[1] = {},
+): Promise<{ res: Response; ms: number }> {
   const started = performance.now();
   const res = await Promise.race([
     s.request(path, init),
@@ -143,9 +147,14 @@ describe('PostgreSQL goes away', () => {
       await until(async () => acknowledged.length >= 8, 'some writes to be acknowledged', 10_000);
       await proxy.cut();
       await Promise.all(writers);
-      assert.ok(statuses.every((st) => st === 201 || st === 503), `only 201 or 503: ${statuses.join(',')}`);
+      assert.ok(
+        statuses.every((st) => st === 201 || st === 503),
+        `only 201 or 503: ${statuses.join(',')}`,
+      );
       assert.ok(statuses.includes(503), 'the cut happened during the burst');
-      process.stdout.write(`# burst: ${acknowledged.length} acknowledged, ${statuses.filter((st) => st === 503).length} refused with 503\n`);
+      process.stdout.write(
+        `# burst: ${acknowledged.length} acknowledged, ${statuses.filter((st) => st === 503).length} refused with 503\n`,
+      );
 
       await proxy.restore();
       const stored = await withPg(async (c) => (await c.query<{ id: string }>(`select id from ${schema}.api_keys`)).rows.map((r) => r.id));

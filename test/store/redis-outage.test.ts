@@ -73,7 +73,10 @@ describe('Redis goes away and comes back', () => {
       await redis.start();
       await until(() => a.shared && b.shared, 'both nodes back on Redis');
       assert.equal(count(lines, /^info Redis reachable again/), 1, lines.join('\n'));
-      assert.ok(seenA.some((e) => e.type === 'resync'), 'this node re-checks what it may have missed');
+      assert.ok(
+        seenA.some((e) => e.type === 'resync'),
+        'this node re-checks what it may have missed',
+      );
       await until(() => seenB.some((e) => e.type === 'resync'), 'the other node told to re-check (A could not send while down)');
       assert.ok(!seenB.some((e) => e.type === 'key-revoked'), 'the event itself was lost with Redis; resync stands in for it');
 

@@ -71,12 +71,18 @@ for (const [name, make] of dialects) {
       const links = new MagicLinkService(db, 60_000);
       const token = await links.issue('link@example.com');
       const results = await Promise.all(Array.from({ length: 10 }, () => links.consume(token)));
-      assert.deepEqual(results.filter((r) => r !== null), ['link@example.com']);
+      assert.deepEqual(
+        results.filter((r) => r !== null),
+        ['link@example.com'],
+      );
       const older = await links.issue('two@example.com');
       const newer = await links.issue('two@example.com');
       assert.equal(await links.consume(older), null);
       assert.equal(await links.consume(newer), 'two@example.com');
-      await db.updateTable('magic_links').set({ expires_at: new Date(Date.now() - 1_000).toISOString() }).execute();
+      await db
+        .updateTable('magic_links')
+        .set({ expires_at: new Date(Date.now() - 1_000).toISOString() })
+        .execute();
       await links.prune();
       assert.equal((await db.selectFrom('magic_links').select('token_hash').execute()).length, 0);
     });
@@ -86,7 +92,10 @@ for (const [name, make] of dialects) {
       const links = new MagicLinkService(db, 60_000);
       const tokens = await Promise.all(Array.from({ length: 10 }, () => links.issue('racer@example.com')));
       const results = await Promise.all(tokens.map((t) => links.consume(t)));
-      assert.deepEqual(results.filter((r) => r !== null), ['racer@example.com']);
+      assert.deepEqual(
+        results.filter((r) => r !== null),
+        ['racer@example.com'],
+      );
     });
 
     test('API keys: create, authenticate, list; of 10 concurrent revokes exactly one succeeds', async () => {
@@ -109,7 +118,11 @@ for (const [name, make] of dialects) {
       assert.equal(await keys.isActive(created.id), true);
       const revokes = await Promise.all(Array.from({ length: 10 }, () => keys.revoke(user.id, created.id)));
       assert.equal(revokes.filter(Boolean).length, 1);
-      assert.deepEqual(broadcast.events, [{ type: 'key-revoked', keyId: created.id }], 'the one revocation that happened is broadcast once');
+      assert.deepEqual(
+        broadcast.events,
+        [{ type: 'key-revoked', keyId: created.id }],
+        'the one revocation that happened is broadcast once',
+      );
       assert.equal(await keys.authenticate(created.key), null);
       assert.equal(await keys.isActive(created.id), false);
       assert.deepEqual(await keys.list(user.id), []);
@@ -154,7 +167,10 @@ for (const [name, make] of dialects) {
       assert.equal(await sessions.resolve(id), null);
       assert.deepEqual(broadcast.events, [{ type: 'session-ended', idHash: active?.idHash }], 'sign-out is broadcast');
       const other = await sessions.create(user.id);
-      await db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1).toISOString() }).execute();
+      await db
+        .updateTable('sessions')
+        .set({ expires_at: new Date(Date.now() - 1).toISOString() })
+        .execute();
       assert.equal(await sessions.resolve(other), null);
       assert.equal((await db.selectFrom('sessions').select('id_hash').execute()).length, 0, 'expired row removed');
     });
@@ -166,13 +182,23 @@ for (const [name, make] of dialects) {
       const report = await usage.report('usr_1', UsageService.range({ days: 1 }, 366));
       const rows = report.keys;
       assert.equal(rows.length, 2);
-      assert.deepEqual(report.days.map((d) => d.requests), [50], 'one day holds all 50 requests');
+      assert.deepEqual(
+        report.days.map((d) => d.requests),
+        [50],
+        'one day holds all 50 requests',
+      );
       for (const row of rows) {
         assert.equal(typeof row.characters, 'number');
         assert.equal(typeof row.requests, 'number');
       }
-      assert.equal(rows.reduce((n, r) => n + r.requests, 0), 50);
-      assert.equal(rows.reduce((n, r) => n + r.characters, 0), 50 * 10 + (49 * 50) / 2);
+      assert.equal(
+        rows.reduce((n, r) => n + r.requests, 0),
+        50,
+      );
+      assert.equal(
+        rows.reduce((n, r) => n + r.characters, 0),
+        50 * 10 + (49 * 50) / 2,
+      );
       assert.deepEqual(rows.map((r) => r.key_id).sort(), ['key_1', null].sort());
       assert.equal(report.days[0].characters, 50 * 10 + (49 * 50) / 2);
     });

@@ -12,8 +12,14 @@ export function sharedStateSuite(name: string, make: () => Promise<SharedState>)
         const key = `t:${randomUUID()}`;
         const decisions = [];
         for (let i = 0; i < 7; i++) decisions.push(await state.hit(key, 5, 60_000));
-        assert.deepEqual(decisions.map((d) => d.allowed), [true, true, true, true, true, false, false]);
-        assert.deepEqual(decisions.slice(0, 5).map((d) => d.remaining), [4, 3, 2, 1, 0]);
+        assert.deepEqual(
+          decisions.map((d) => d.allowed),
+          [true, true, true, true, true, false, false],
+        );
+        assert.deepEqual(
+          decisions.slice(0, 5).map((d) => d.remaining),
+          [4, 3, 2, 1, 0],
+        );
         const refused = decisions[5];
         assert.equal(refused.remaining, 0);
         assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 60_000);
@@ -117,7 +123,8 @@ export function sharedStateSuite(name: string, make: () => Promise<SharedState>)
         const keyId = randomUUID();
         await state.publish({ type: 'key-revoked', keyId });
         const deadline = Date.now() + 2000;
-        while (!seen.some((e) => e.type === 'key-revoked' && e.keyId === keyId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        while (!seen.some((e) => e.type === 'key-revoked' && e.keyId === keyId) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10));
         assert.ok(seen.some((e) => e.type === 'key-revoked' && e.keyId === keyId));
         off();
         const count = seen.length;

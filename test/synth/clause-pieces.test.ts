@@ -50,7 +50,10 @@ async function render(text: string): Promise<Rendered> {
 describe('clause pieces', () => {
   test('a sentence is cut after clause punctuation or before a word that opens a clause, never inside a word or a short sentence', () => {
     const pieces = (text: string) => cutAtClauses({ text, break: 'sentence', mapped: verbatim(text) });
-    assert.deepEqual(pieces('Thank you for calling, please hold the line.').map((p) => p.text), ['Thank you for calling, please hold the line.']);
+    assert.deepEqual(
+      pieces('Thank you for calling, please hold the line.').map((p) => p.text),
+      ['Thank you for calling, please hold the line.'],
+    );
     const cut = pieces(SENTENCES[0]);
     assert.deepEqual(
       cut.map((p) => [p.text, p.break]),
@@ -62,7 +65,10 @@ describe('clause pieces', () => {
     );
     // A long clause without punctuation is cut before its conjunction, not inside "a jar of honey".
     const run = 'The engineer came back every single year to check the new light and brought a jar of honey from his mother each time.';
-    assert.deepEqual(pieces(run).map((p) => p.text), ['The engineer came back every single year to check the new light', 'and brought a jar of honey from his mother each time.']);
+    assert.deepEqual(
+      pieces(run).map((p) => p.text),
+      ['The engineer came back every single year to check the new light', 'and brought a jar of honey from his mother each time.'],
+    );
     // The pieces keep every character's place in the source, for word timings.
     for (const p of cut) assert.equal(SENTENCES[0].slice(p.mapped.starts[0], p.mapped.ends[p.mapped.ends.length - 1]), p.text);
   });
@@ -84,7 +90,10 @@ describe('clause pieces', () => {
     const long = await render(LONG);
     const rate = 24_000;
     const expected = [...LONG.matchAll(/\S+/g)].map((m) => m[0].replace(/[.,]$/, ''));
-    assert.deepEqual(long.words.map((w) => LONG.slice(w.offset, w.offset + w.length)), expected);
+    assert.deepEqual(
+      long.words.map((w) => LONG.slice(w.offset, w.offset + w.length)),
+      expected,
+    );
     const duration = long.samples.length / rate;
     const loud = rms(long.samples);
     let previous = -1;

@@ -16,11 +16,35 @@ const voice = { engine: 'flite', base: 'slt' } as const;
 const heads = (text: string) => shortestHead({ text, mapped: verbatim(text, 10), break: 'sentence' });
 
 test('the shortest head is the first word, after the words a phrase starts with, or up to a clause end', () => {
-  assert.deepEqual(heads('Stream twenty-three.').map((p) => [p.text, p.break]), [['Stream', 'none'], ['twenty-three.', 'sentence']]);
-  assert.deepEqual(heads('The old lighthouse keeper').map((p) => [p.text, p.break]), [['The old', 'none'], ['lighthouse keeper', 'sentence']]);
-  assert.deepEqual(heads('So, in the end we went.').map((p) => [p.text, p.break]), [['So,', 'clause'], ['in the end we went.', 'sentence']]);
-  assert.deepEqual(heads('Hello.').map((p) => p.text), ['Hello.']);
-  assert.deepEqual(heads('In the').map((p) => p.text), ['In the']);
+  assert.deepEqual(
+    heads('Stream twenty-three.').map((p) => [p.text, p.break]),
+    [
+      ['Stream', 'none'],
+      ['twenty-three.', 'sentence'],
+    ],
+  );
+  assert.deepEqual(
+    heads('The old lighthouse keeper').map((p) => [p.text, p.break]),
+    [
+      ['The old', 'none'],
+      ['lighthouse keeper', 'sentence'],
+    ],
+  );
+  assert.deepEqual(
+    heads('So, in the end we went.').map((p) => [p.text, p.break]),
+    [
+      ['So,', 'clause'],
+      ['in the end we went.', 'sentence'],
+    ],
+  );
+  assert.deepEqual(
+    heads('Hello.').map((p) => p.text),
+    ['Hello.'],
+  );
+  assert.deepEqual(
+    heads('In the').map((p) => p.text),
+    ['In the'],
+  );
   // The pieces keep pointing at the request's text (word timings are placed by these spans).
   const [head, tail] = heads('Stream twenty-three.');
   assert.deepEqual([head.mapped.starts[0], tail.mapped.starts[0]], [10, 17]);
@@ -71,7 +95,10 @@ test('a first piece rendered while others wait for theirs is one word, and its w
   const last = crowd[3];
   assert.equal(last.turns, alone.turns, 'the last of the crowd, alone on the thread by then, keeps the usual first piece');
   assert.equal(first.turns, alone.turns + 1, 'the first of the crowd renders its first word as a piece of its own');
-  assert.ok(first.firstPiece < 0.8 * alone.firstPiece, `first piece ${first.firstPiece.toFixed(2)} s of audio, alone ${alone.firstPiece.toFixed(2)} s`);
+  assert.ok(
+    first.firstPiece < 0.8 * alone.firstPiece,
+    `first piece ${first.firstPiece.toFixed(2)} s of audio, alone ${alone.firstPiece.toFixed(2)} s`,
+  );
 
   // The same words, in order, each timed where it is in the audio: the cut adds a short pause (flite ends a
   // one-word utterance a little longer), never a sentence's.
@@ -79,7 +106,10 @@ test('a first piece rendered while others wait for theirs is one word, and its w
   const same = crowd[1];
   const [sameAlone] = await speakTogether([text(2)]);
   assert.equal(same.turns, sameAlone.turns + 1);
-  assert.deepEqual(same.words.map((w) => [w.word, w.offset]), sameAlone.words.map((w) => [w.word, w.offset]));
+  assert.deepEqual(
+    same.words.map((w) => [w.word, w.offset]),
+    sameAlone.words.map((w) => [w.word, w.offset]),
+  );
   for (let i = 1; i < same.words.length; i++) {
     assert.ok(same.words[i].start >= same.words[i - 1].end - 1e-6, `"${same.words[i].word}" overlaps the word before it`);
   }

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ESPEAK_VARIANT_DIR, loadEspeakModule, readEspeakData, readEspeakDataAsync, useEspeakData } from '../../src/synth/engines/espeak/module.ts';
+import {
+  ESPEAK_VARIANT_DIR,
+  loadEspeakModule,
+  readEspeakData,
+  readEspeakDataAsync,
+  useEspeakData,
+} from '../../src/synth/engines/espeak/module.ts';
 
 const VARIANT = `${ESPEAK_VARIANT_DIR}/f1`;
 

@@ -22,13 +22,18 @@ describe('espeak specifics', () => {
     );
     // The base is what set_voice resolves: the identifier's file name, lower-cased.
     for (const [base, id] of ESPEAK_VOICE_TABLE) assert.equal(base, id.split('/').pop()?.toLowerCase(), id);
-    const files = m.FS.readdir(ESPEAK_VARIANT_DIR).filter((n) => !n.startsWith('.')).sort();
+    const files = m.FS.readdir(ESPEAK_VARIANT_DIR)
+      .filter((n) => !n.startsWith('.'))
+      .sort();
     // espeak compares the gender word case-sensitively: `gender Male` (Andy, Lee) declares none.
     const genders = files.map((f) => {
       const g = /^\s*gender\s+(\S+)/m.exec(m.FS.readFile(`${ESPEAK_VARIANT_DIR}/${f}`, { encoding: 'utf8' }))?.[1];
       return [f, g === 'female' || g === 'male' ? g : undefined];
     });
-    assert.deepEqual(ESPEAK_VARIANT_TABLE.map(([f, g]) => [f, g]), genders);
+    assert.deepEqual(
+      ESPEAK_VARIANT_TABLE.map(([f, g]) => [f, g]),
+      genders,
+    );
   });
 
   test('a base resolves by file name, language code, identifier or display name', () => {
@@ -139,7 +144,10 @@ describe('espeak specifics', () => {
     const text = 'Schöne Grüße aus München.';
     const words: { text: string; time: number }[] = [];
     for await (const c of engine.synthesize(text, { engine: 'espeak', base: 'de' }, { speed: 1 })) words.push(...(c.words ?? []));
-    assert.deepEqual(words.map((w) => w.text), ['Schöne', 'Grüße', 'aus', 'München']);
+    assert.deepEqual(
+      words.map((w) => w.text),
+      ['Schöne', 'Grüße', 'aus', 'München'],
+    );
     for (let i = 1; i < words.length; i++) assert.ok(words[i].time > words[i - 1].time);
   });
 
@@ -149,13 +157,18 @@ describe('espeak specifics', () => {
     const full = await render(engine, text, { engine: 'espeak', base: 'en-us' });
     const ac = new AbortController();
     let calls = 0;
-    const cut = await render(engine, text, { engine: 'espeak', base: 'en-us' }, {
-      speed: 1,
-      signal: ac.signal,
-      checkpoint: () => {
-        if (++calls === 3) ac.abort();
+    const cut = await render(
+      engine,
+      text,
+      { engine: 'espeak', base: 'en-us' },
+      {
+        speed: 1,
+        signal: ac.signal,
+        checkpoint: () => {
+          if (++calls === 3) ac.abort();
+        },
       },
-    });
+    );
     assert.ok(full.chunks > 10);
     assert.ok(calls <= 4, `engine went on for ${calls} chunks`);
     assert.equal(cut.samples.length, 0, 'nothing is yielded once aborted');

@@ -22,7 +22,7 @@ function lastMessage(port: MessagePort): Promise<StreamMessage> {
 /** Waits until `check` holds, then until nothing new arrives for `quietMs` (the worker is parked). */
 async function settle(count: () => number, check: () => boolean, quietMs = 600): Promise<void> {
   while (!check()) await sleep(20);
-  for (let last = -1; last !== count(); ) {
+  for (let last = -1; last !== count();) {
     last = count();
     await sleep(quietMs);
   }
@@ -44,7 +44,10 @@ describe('worker flow control', () => {
       stallTimeoutMs: 60_000,
     });
     const seconds = () => got.reduce((s, m) => s + (m.type === 'chunk' ? m.seconds : 0), 0);
-    await settle(() => got.length, () => seconds() > maxUnackedSeconds);
+    await settle(
+      () => got.length,
+      () => seconds() > maxUnackedSeconds,
+    );
     const inFlight = seconds();
     assert.ok(inFlight <= maxUnackedSeconds + BLOCK_SECONDS + 1e-6, `${inFlight}s unacknowledged`);
     assert.ok(!got.some((m) => m.type === 'done'));

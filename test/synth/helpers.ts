@@ -14,7 +14,12 @@ export const concat = concatSamples;
 export { concatBytes } from '../../src/audio/encoders/types.ts';
 
 /** Everything an engine yields for one text. */
-export async function render(engine: Engine, text: string, voice: VoiceSpec, options: SynthesisOptions = { speed: 1 }): Promise<Audio & { chunks: number }> {
+export async function render(
+  engine: Engine,
+  text: string,
+  voice: VoiceSpec,
+  options: SynthesisOptions = { speed: 1 },
+): Promise<Audio & { chunks: number }> {
   const parts: Float32Array[] = [];
   let rate = 0;
   for await (const c of engine.synthesize(text, voice, options)) {
@@ -59,7 +64,7 @@ export function decodeWav(bytes: Uint8Array): Audio & { format: number } {
   if (tag(0) !== 'RIFF' || tag(8) !== 'WAVE') throw new Error('not a WAV file');
   let format = 0;
   let rate = 0;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = tag(at);
     let size = view.getUint32(at + 4, true);
     if (id === 'fmt ') {

@@ -19,12 +19,25 @@ after(async () => {
 
 async function pcm(text: string, voice_id: string): Promise<Buffer> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   return Buffer.from(await res.arrayBuffer());
 }
 
 const ESPEAK = 'espeak-en-us-female-1';
-const TEXTS = ['Open Mon–Sat.', 'Open Monday to Saturday.', 'The Boeing 737 took off.', 'It takes ~10 minutes.', 'Henry VIII had six wives.'];
+const TEXTS = [
+  'Open Mon–Sat.',
+  'Open Monday to Saturday.',
+  'The Boeing 737 took off.',
+  'It takes ~10 minutes.',
+  'Henry VIII had six wives.',
+];
 
 test('espeak audio is the same before and after other requests, on the default voice and on espeak', async () => {
   const first = new Map<string, Buffer>();

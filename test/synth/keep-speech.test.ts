@@ -219,7 +219,10 @@ describe('every phoneme of the engine reaches the client', () => {
         if (sine) checkTotals(response, pieces, `${voiceId} "${text}"`);
         const [p] = sine ? [span(response)] : checkKept(response, pieces, `${voiceId} "${text}"`);
         // The response starts with a little silence, not with the consonant.
-        assert.ok(span(response).speechStart >= 0.004 * RATE, `${voiceId} "${text}": sound starts ${span(response).speechStart / RATE} s in`);
+        assert.ok(
+          span(response).speechStart >= 0.004 * RATE,
+          `${voiceId} "${text}": sound starts ${span(response).speechStart / RATE} s in`,
+        );
         assert.ok(p.speechStart >= 0.004 * RATE, `${voiceId} "${text}": speech starts ${p.speechStart / RATE} s in`);
       }
     });

@@ -28,19 +28,32 @@ interface Level {
 function measure(x: Float32Array, rate: number, name: string): Level {
   const path = tmp.file(`${name}.f32`, new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
   const meter = (filter: string): string => {
-    const r = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-f', 'f32le', '-ar', String(rate), '-ac', '1', '-i', path, '-af', filter, '-f', 'null', '-'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'ffmpeg',
+      ['-hide_banner', '-nostats', '-f', 'f32le', '-ar', String(rate), '-ac', '1', '-i', path, '-af', filter, '-f', 'null', '-'],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     return r.stderr.slice(r.stderr.lastIndexOf('Summary:'));
   };
   const lufs = Number(/I:\s+(-?[\d.]+) LUFS/.exec(meter('ebur128'))?.[1]);
-  const truePeak = Number(/Peak:\s+(-?[\d.]+) dBFS/.exec(meter(`aresample=${rate * 4}:resampler=soxr:precision=28,ebur128=peak=sample`))?.[1]);
+  const truePeak = Number(
+    /Peak:\s+(-?[\d.]+) dBFS/.exec(meter(`aresample=${rate * 4}:resampler=soxr:precision=28,ebur128=peak=sample`))?.[1],
+  );
   assert.ok(Number.isFinite(lufs) && Number.isFinite(truePeak), `${name}: ${lufs} LUFS, ${truePeak} dBTP`);
   return { lufs, truePeak };
 }
 
 async function served(text: string, voice_id: string): Promise<Float32Array> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   const b = new Uint8Array(await res.arrayBuffer());
   const pcm = new Int16Array(b.buffer, b.byteOffset, b.byteLength >> 1);
   return Float32Array.from(pcm, (v) => v / 32768);
@@ -84,7 +97,10 @@ describe('the level stage keeps each voice as dynamic as its engine made it', { 
     const report = `spread ${spread.toFixed(1)} LU\n${rows.join('\n')}`;
     t.diagnostic(report);
     assert.ok(spread <= 2, report);
-    assert.ok(plrLoss.every((d) => Math.abs(d) <= 2), report);
+    assert.ok(
+      plrLoss.every((d) => Math.abs(d) <= 2),
+      report,
+    );
   });
 
   test('a volume boost is still caught by the limiter: louder, peaks under the ceiling', async (t) => {

@@ -18,13 +18,27 @@ after(async () => {
 
 async function pcm(text: string, voice_id: string): Promise<number> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   return (await res.arrayBuffer()).byteLength;
 }
 
 async function phonemize(text: string, voice_id: string): Promise<PhonemizeResponse> {
   const res = await s.request('/v1/phonemize', { json: { text, voice_id }, bearer: key });
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   return (await res.json()) as PhonemizeResponse;
 }
 
@@ -65,8 +79,14 @@ describe('/v1/phonemize reports the words as the engine says them', () => {
   test('spoken symbols are words with phonemes (default voice)', async () => {
     const body = await phonemize('Take ~3 mg & ping @nasa.', 'default');
     assert.equal(body.normalized, 'Take about three milligrams and ping at nasa.');
-    assert.deepEqual(body.words.map((w) => w.word), ['Take', 'about', 'three', 'milligrams', 'and', 'ping', 'at', 'nasa']);
-    assert.ok(body.words.every((w) => w.phonemes !== ''), JSON.stringify(body.words));
+    assert.deepEqual(
+      body.words.map((w) => w.word),
+      ['Take', 'about', 'three', 'milligrams', 'and', 'ping', 'at', 'nasa'],
+    );
+    assert.ok(
+      body.words.every((w) => w.phonemes !== ''),
+      JSON.stringify(body.words),
+    );
   });
 
   test('a Roman numeral is the number espeak says, without "Roman"', async () => {
@@ -74,6 +94,9 @@ describe('/v1/phonemize reports the words as the engine says them', () => {
     assert.equal(body.normalized, 'Super Bowl fifty-seven and Chapter eight');
     const said = body.words.map((w) => w.phonemes).join(' ');
     assert.doesNotMatch(said, /ɹ[ˈˌ]?oʊmən/);
-    assert.deepEqual(body.words.map((w) => w.word), ['Super', 'Bowl', 'fifty', 'seven', 'and', 'Chapter', 'eight']);
+    assert.deepEqual(
+      body.words.map((w) => w.word),
+      ['Super', 'Bowl', 'fifty', 'seven', 'and', 'Chapter', 'eight'],
+    );
   });
 });

@@ -15,7 +15,13 @@ test('turns go to requests that have sent nothing, then to the least audio ahead
     ask('another long reading, 0.5 s ahead', true, 0.5),
     ask('second new request', false, 0),
   ]);
-  assert.deepEqual(order, ['new request', 'second new request', 'long-reading, 0.5 s ahead', 'another long reading, 0.5 s ahead', 'long-reading, 2 s ahead']);
+  assert.deepEqual(order, [
+    'new request',
+    'second new request',
+    'long-reading, 0.5 s ahead',
+    'another long reading, 0.5 s ahead',
+    'long-reading, 2 s ahead',
+  ]);
   assert.equal(turns.size, 0);
 });
 
@@ -24,5 +30,10 @@ test('a turn tells how many requests without audio still wait behind it', async 
   const told: [string, number][] = [];
   const ask = (name: string, started: boolean) => turns.take({ started, ahead: 0 }).then((t) => told.push([name, t.newcomersWaiting]));
   await Promise.all([ask('started', true), ask('new 1', false), ask('new 2', false), ask('new 3', false)]);
-  assert.deepEqual(told, [['new 1', 2], ['new 2', 1], ['new 3', 0], ['started', 0]]);
+  assert.deepEqual(told, [
+    ['new 1', 2],
+    ['new 2', 1],
+    ['new 3', 0],
+    ['started', 0],
+  ]);
 });

@@ -8,17 +8,7 @@ import { DEFAULT_LOUDNESS_TARGET_LUFS, voiceGain } from '../../src/synth/voice-l
 import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 import type { SpeechRequest, WordTiming } from '../../src/synth/speech.ts';
 import type { OutputFormat } from '../../src/synth/speech.ts';
-import {
-  concatBytes,
-  decodeCompressed,
-  decodeF32,
-  decodePcm16,
-  decodeWav,
-  peak,
-  rms,
-  speechSeconds,
-  type Audio,
-} from './helpers.ts';
+import { concatBytes, decodeCompressed, decodeF32, decodePcm16, decodeWav, peak, rms, speechSeconds, type Audio } from './helpers.ts';
 
 interface Collected {
   chunks: Uint8Array[];
@@ -83,7 +73,12 @@ describe('pipeline', () => {
   });
 
   test('sentences join with a pause and no click', async () => {
-    const out = await collect({ text: 'First sentence here. Second one follows.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'f32' });
+    const out = await collect({
+      text: 'First sentence here. Second one follows.',
+      voice: { engine: 'flite', base: 'slt' },
+      speed: 1,
+      format: 'f32',
+    });
     const x = decodeF32(concatBytes(out.chunks));
     const frame = 240;
     const loud: boolean[] = [];
@@ -119,15 +114,24 @@ describe('pipeline', () => {
   test('speed changes duration; pauses follow it', async () => {
     const voice = { engine: 'flite', base: 'slt' } as const;
     const text = 'One sentence is here. Another sentence is there. And a third one.';
-    const normal = speechSeconds({ samples: decodeF32(concatBytes((await collect({ text, voice, speed: 1, format: 'f32' })).chunks)), rate: 24000 });
-    const fast = speechSeconds({ samples: decodeF32(concatBytes((await collect({ text, voice, speed: 2, format: 'f32' })).chunks)), rate: 24000 });
+    const normal = speechSeconds({
+      samples: decodeF32(concatBytes((await collect({ text, voice, speed: 1, format: 'f32' })).chunks)),
+      rate: 24000,
+    });
+    const fast = speechSeconds({
+      samples: decodeF32(concatBytes((await collect({ text, voice, speed: 2, format: 'f32' })).chunks)),
+      rate: 24000,
+    });
     assert.ok(fast / normal > 0.4 && fast / normal < 0.62, `${fast} / ${normal}`);
   });
 
   test('word timings are on the stream timeline and point at the written text ("$5.20" is one word)', async () => {
     const out = await collect({ text: TEXT, voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'f32' });
     const total = decodeF32(concatBytes(out.chunks)).length / 24000;
-    assert.deepEqual(out.words.map((w) => w.word), ['Hello', 'there', 'my', 'friend', 'It', 'costs', '$5.20', 'today']);
+    assert.deepEqual(
+      out.words.map((w) => w.word),
+      ['Hello', 'there', 'my', 'friend', 'It', 'costs', '$5.20', 'today'],
+    );
     for (const w of out.words) assert.equal(TEXT.slice(w.offset, w.offset + w.length), w.word);
     for (let i = 0; i < out.words.length; i++) {
       const w = out.words[i];

@@ -24,8 +24,26 @@ const run = promisify(execFile);
 
 /** piper-phonemize's default phoneme_id_map (the one in every espeak Piper voice's .onnx.json), in id order from 0. */
 const SYMBOLS = [
-  ...'_^$ !\'(),-.:;?abcdefhijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʲˈˌːˑ˞βθχᵻⱱ0123456789',
-  '\u0327', '\u0303', '\u032a', '\u032f', '\u0329', 'ʰ', 'ˤ', 'ε', '↓', '#', '"', '↑', '\u033a', '\u033b', 'g', 'ʦ', 'X', '\u031d', '\u030a',
+  ..."_^$ !'(),-.:;?abcdefhijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʲˈˌːˑ˞βθχᵻⱱ0123456789",
+  '\u0327',
+  '\u0303',
+  '\u032a',
+  '\u032f',
+  '\u0329',
+  'ʰ',
+  'ˤ',
+  'ε',
+  '↓',
+  '#',
+  '"',
+  '↑',
+  '\u033a',
+  '\u033b',
+  'g',
+  'ʦ',
+  'X',
+  '\u031d',
+  '\u030a',
 ];
 const ID_MAP: Record<string, number[]> = Object.fromEntries(SYMBOLS.map((s, i) => [s, [i]]));
 
@@ -37,7 +55,10 @@ const SENTENCE_END = new Set(['.', '?', '!']);
 async function espeak(voice: string, text: string, punct: boolean): Promise<string[]> {
   const args = ['-q', '--ipa', '-v', voice, ...(punct ? ['--punct'] : []), text];
   const { stdout } = await run('espeak-ng', args, { encoding: 'utf8' });
-  return stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 /** Quotes, brackets and inverted marks: named on a line of their own at a clause's edge, ending nothing. */
@@ -63,7 +84,11 @@ async function markNames(voice: string): Promise<Names> {
   return { marks, other };
 }
 
-const stripFlags = (ipa: string) => ipa.replace(/\([a-z]{2,3}(-[a-z0-9]+)?\)/gi, '').replace(/\s+/g, ' ').trim();
+const stripFlags = (ipa: string) =>
+  ipa
+    .replace(/\([a-z]{2,3}(-[a-z0-9]+)?\)/gi, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 interface RefClause {
   ipa: string;
@@ -143,41 +168,62 @@ async function compare(lang: string, voice: string, text: string, names: Names):
     return { lang, text, verdict: 'split', detail: `Voxsmith: ${structure(ourClauses)} | espeak: ${structure(ref)}` };
   }
   const differing = ref.map((r, i) => ({ r: r.ipa, o: ourClauses[i].ipa })).filter((d) => d.r !== d.o);
-  if (differing.length === 0) return { lang, text, verdict: 'rules', detail: `ids differ with the same phonemes: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}` };
+  if (differing.length === 0)
+    return {
+      lang,
+      text,
+      verdict: 'rules',
+      detail: `ids differ with the same phonemes: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`,
+    };
   const detail = differing.map((d) => `Voxsmith "${d.o}" / Debian "${d.r}"`).join('; ');
   const promotion = differing.every((d) => noStress(d.r) === noStress(d.o) && !d.o.includes('ˈ'));
   return { lang, text, verdict: promotion ? 'stress' : 'version', detail };
 }
 
-test('Piper phoneme ids equal piper-phonemize’s over 229 English and 50 German, French and Spanish sentences', { timeout: 600_000 }, async (t) => {
-  const rows: Row[] = [];
-  for (const [lang, voice] of Object.entries(VOICES)) {
-    const names = await markNames(voice);
-    const sentences = readFileSync(new URL(`./piper-corpus/${lang}.txt`, import.meta.url), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
-    assert.ok(sentences.length >= (lang === 'en' ? 200 : 50), `${lang}: ${sentences.length} sentences`);
-    for (let i = 0; i < sentences.length; i += 6) rows.push(...(await Promise.all(sentences.slice(i, i + 6).map((s) => compare(lang, voice, s, names)))));
-  }
-  const count = (lang: string, v: Verdict) => rows.filter((r) => r.lang === lang && r.verdict === v).length;
-  const lines = ['# Piper phoneme ids: Voxsmith against piper-phonemize’s rules on Debian’s espeak-ng', ''];
-  lines.push('| language | sentences | same ids | Debian’s --ipa stressed a clause without stress | espeak-ng versions differ | not comparable (abbreviation) |', '|---|---|---|---|---|---|');
-  for (const lang of Object.keys(VOICES)) {
-    const n = rows.filter((r) => r.lang === lang).length;
-    lines.push(`| ${lang} | ${n} | ${count(lang, 'same')} | ${count(lang, 'stress')} | ${count(lang, 'version')} | ${count(lang, 'unaligned')} |`);
-    t.diagnostic(`${lang}: ${count(lang, 'same')}/${n} identical, ${count(lang, 'stress')} CLI stress promotion, ${count(lang, 'version')} espeak-ng version, ${count(lang, 'unaligned')} not comparable`);
-  }
-  lines.push('', '## Differences', '');
-  for (const r of rows.filter((x) => x.verdict !== 'same')) lines.push(`- [${r.lang}, ${r.verdict}] ${r.text} — ${r.detail}`);
-  mkdirSync(join(process.cwd(), 'test-artifacts'), { recursive: true });
-  writeFileSync(join(process.cwd(), 'test-artifacts', 'piper-phonemes.md'), `${lines.join('\n')}\n`);
+test(
+  'Piper phoneme ids equal piper-phonemize’s over 229 English and 50 German, French and Spanish sentences',
+  { timeout: 600_000 },
+  async (t) => {
+    const rows: Row[] = [];
+    for (const [lang, voice] of Object.entries(VOICES)) {
+      const names = await markNames(voice);
+      const sentences = readFileSync(new URL(`./piper-corpus/${lang}.txt`, import.meta.url), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
+      assert.ok(sentences.length >= (lang === 'en' ? 200 : 50), `${lang}: ${sentences.length} sentences`);
+      for (let i = 0; i < sentences.length; i += 6)
+        rows.push(...(await Promise.all(sentences.slice(i, i + 6).map((s) => compare(lang, voice, s, names)))));
+    }
+    const count = (lang: string, v: Verdict) => rows.filter((r) => r.lang === lang && r.verdict === v).length;
+    const lines = ['# Piper phoneme ids: Voxsmith against piper-phonemize’s rules on Debian’s espeak-ng', ''];
+    lines.push(
+      '| language | sentences | same ids | Debian’s --ipa stressed a clause without stress | espeak-ng versions differ | not comparable (abbreviation) |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const lang of Object.keys(VOICES)) {
+      const n = rows.filter((r) => r.lang === lang).length;
+      lines.push(
+        `| ${lang} | ${n} | ${count(lang, 'same')} | ${count(lang, 'stress')} | ${count(lang, 'version')} | ${count(lang, 'unaligned')} |`,
+      );
+      t.diagnostic(
+        `${lang}: ${count(lang, 'same')}/${n} identical, ${count(lang, 'stress')} CLI stress promotion, ${count(lang, 'version')} espeak-ng version, ${count(lang, 'unaligned')} not comparable`,
+      );
+    }
+    lines.push('', '## Differences', '');
+    for (const r of rows.filter((x) => x.verdict !== 'same')) lines.push(`- [${r.lang}, ${r.verdict}] ${r.text} — ${r.detail}`);
+    mkdirSync(join(process.cwd(), 'test-artifacts'), { recursive: true });
+    writeFileSync(join(process.cwd(), 'test-artifacts', 'piper-phonemes.md'), `${lines.join('\n')}\n`);
 
-  // Voxsmith's own rules never differ from piper's: where both sides read the same clauses with the same
-  // phonemes, the ids are the same, and espeak's clause breaks and their punctuation are found exactly.
-  const broken = rows.filter((r) => r.verdict === 'rules' || r.verdict === 'split');
-  assert.deepEqual(broken, [], 'no difference of Voxsmith’s own making');
-  for (const lang of Object.keys(VOICES)) {
-    const n = rows.filter((r) => r.lang === lang).length;
-    assert.ok(count(lang, 'unaligned') <= n * 0.05, `${lang}: ${count(lang, 'unaligned')} sentences could not be compared`);
-    // The rest differ only by espeak-ng's release: a small share of sentences.
-    assert.ok(count(lang, 'same') + count(lang, 'stress') >= n * 0.8, `${lang}: only ${count(lang, 'same')} of ${n} identical`);
-  }
-});
+    // Voxsmith's own rules never differ from piper's: where both sides read the same clauses with the same
+    // phonemes, the ids are the same, and espeak's clause breaks and their punctuation are found exactly.
+    const broken = rows.filter((r) => r.verdict === 'rules' || r.verdict === 'split');
+    assert.deepEqual(broken, [], 'no difference of Voxsmith’s own making');
+    for (const lang of Object.keys(VOICES)) {
+      const n = rows.filter((r) => r.lang === lang).length;
+      assert.ok(count(lang, 'unaligned') <= n * 0.05, `${lang}: ${count(lang, 'unaligned')} sentences could not be compared`);
+      // The rest differ only by espeak-ng's release: a small share of sentences.
+      assert.ok(count(lang, 'same') + count(lang, 'stress') >= n * 0.8, `${lang}: only ${count(lang, 'same')} of ${n} identical`);
+    }
+  },
+);

@@ -25,7 +25,14 @@ const RATE = 24000;
 
 async function pcmBytes(body: Record<string, unknown>): Promise<Uint8Array> {
   const res = await s.request('/v1/speak', { json: { ...body, format: 'pcm' }, bearer: key });
-  assert.equal(res.status, 200, await res.clone().text().catch(() => ''));
+  assert.equal(
+    res.status,
+    200,
+    await res
+      .clone()
+      .text()
+      .catch(() => ''),
+  );
   return new Uint8Array(await res.arrayBuffer());
 }
 
@@ -90,7 +97,11 @@ interface R128 {
 /** ffmpeg's EBU R128 meter on raw 16-bit mono PCM at 24 kHz. */
 function ebur128(bytes: Uint8Array, name: string): R128 {
   const path = tmp.file(`${name}.pcm`, bytes);
-  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-f', 's16le', '-ar', String(RATE), '-ac', '1', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'ffmpeg',
+    ['-hide_banner', '-nostats', '-f', 's16le', '-ar', String(RATE), '-ac', '1', '-i', path, '-af', 'ebur128=peak=true', '-f', 'null', '-'],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
   const summary = r.stderr.slice(r.stderr.lastIndexOf('Summary:'));
   const integrated = Number(/I:\s+(-?[\d.]+) LUFS/.exec(summary)?.[1]);
@@ -105,8 +116,15 @@ describe('every voice at one loudness, never at full scale', { skip: SKIP_NO_FFM
     'The train to the city leaves from platform two at a quarter past nine, and the next one follows soon after. ' +
     'Please keep your belongings with you at all times.';
   const VOICES = [
-    'flite-slt', 'flite-kal16', 'flite-awb', 'flite-rms',
-    'espeak-en-us-male-1', 'espeak-en-gb-female-1', 'espeak-de-male-1', 'espeak-es-female-1', 'espeak-en-gb-scotland-male-1',
+    'flite-slt',
+    'flite-kal16',
+    'flite-awb',
+    'flite-rms',
+    'espeak-en-us-male-1',
+    'espeak-en-gb-female-1',
+    'espeak-de-male-1',
+    'espeak-es-female-1',
+    'espeak-en-gb-scotland-male-1',
   ];
 
   test('integrated loudness within 2 LU across voices, true peak under 0 dBFS, no full-scale sample', async (t) => {
@@ -127,8 +145,14 @@ describe('every voice at one loudness, never at full scale', { skip: SKIP_NO_FFM
     const spread = Math.max(...levels) - Math.min(...levels);
     const report = `spread ${spread.toFixed(1)} LU\n${found.join('\n')}`;
     t.diagnostic(report);
-    assert.ok(fullScales.every((n) => n === 0), report);
-    assert.ok(peaks.every((p) => p < -0.5), report);
+    assert.ok(
+      fullScales.every((n) => n === 0),
+      report,
+    );
+    assert.ok(
+      peaks.every((p) => p < -0.5),
+      report,
+    );
     assert.ok(spread <= 2, report);
     for (const l of levels) assert.ok(Math.abs(l - -23) <= 1.5, `target -23 LUFS\n${report}`);
   });

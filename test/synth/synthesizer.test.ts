@@ -56,7 +56,9 @@ describe('synthesizer', () => {
       const bytes = await all(s, { text: 'Hello from the pool.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format });
       assert.ok(bytes.length > 1000, `${format}: ${bytes.length} bytes`);
     }
-    const wav = decodeWav(await all(s, { text: 'Hello from the pool.', voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'wav' }));
+    const wav = decodeWav(
+      await all(s, { text: 'Hello from the pool.', voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'wav' }),
+    );
     assert.equal(wav.rate, 24000);
     assert.ok(rms(wav.samples) > 0.02);
   });
@@ -64,7 +66,12 @@ describe('synthesizer', () => {
   test('f32 chunks are whole samples and carry word timings', async () => {
     let words = 0;
     const parts: Uint8Array[] = [];
-    for await (const c of s.speak({ text: 'Words have timings. Twice.', voice: { engine: 'espeak', base: 'en-gb' }, speed: 1.5, format: 'f32' })) {
+    for await (const c of s.speak({
+      text: 'Words have timings. Twice.',
+      voice: { engine: 'espeak', base: 'en-gb' },
+      speed: 1.5,
+      format: 'f32',
+    })) {
       assert.equal(c.bytes.length % 4, 0);
       parts.push(c.bytes);
       words += c.words?.length ?? 0;
@@ -100,14 +107,19 @@ describe('synthesizer', () => {
   });
 
   test('requests queue behind a busy worker and all complete', async () => {
-    const reqs = ['One.', 'Two.', 'Three.'].map((text) => all(s, { text, voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'f32' }));
+    const reqs = ['One.', 'Two.', 'Three.'].map((text) =>
+      all(s, { text, voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'f32' }),
+    );
     const outs = await Promise.all(reqs);
     for (const o of outs) assert.ok(o.length > 0);
   });
 
   test('errors surface from the iterator', async () => {
     await assert.rejects(all(s, { text: 'Hi.', voice: { engine: 'flite', base: 'nobody' }, speed: 1, format: 'wav' }), /unknown voice/);
-    await assert.rejects(all(s, { text: 'Hi.', voice: { engine: 'espeak', base: 'en-us', variant: 'nope' }, speed: 1, format: 'wav' }), /unknown voice/);
+    await assert.rejects(
+      all(s, { text: 'Hi.', voice: { engine: 'espeak', base: 'en-us', variant: 'nope' }, speed: 1, format: 'wav' }),
+      /unknown voice/,
+    );
     await assert.rejects(all(s, { text: 'Hi.', voice: { engine: 'flite', base: 'slt' }, speed: 9, format: 'wav' }), RangeError);
     // The worker survives errors.
     assert.ok((await all(s, { text: 'Fine.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' })).length > 44);

@@ -94,8 +94,14 @@ describe('sentence splitting', () => {
 
   test('paragraphs and headings', () => {
     const s = splitSentences('Title\nThe body starts here and\ncontinues here. Second.\n\nNew paragraph.');
-    assert.deepEqual(s.map((x) => x.text), ['Title', 'The body starts here and continues here.', 'Second.', 'New paragraph.']);
-    assert.deepEqual(s.map((x) => x.break), ['sentence', 'sentence', 'paragraph', 'sentence']);
+    assert.deepEqual(
+      s.map((x) => x.text),
+      ['Title', 'The body starts here and continues here.', 'Second.', 'New paragraph.'],
+    );
+    assert.deepEqual(
+      s.map((x) => x.break),
+      ['sentence', 'sentence', 'paragraph', 'sentence'],
+    );
   });
 
   test('long sentences are capped, the first piece shorter, cut at commas first', () => {
@@ -118,11 +124,14 @@ describe('sentence splitting', () => {
   });
 
   test('prepareText normalizes English only and drops empty pieces', () => {
-    assert.deepEqual(prepareText('Dr. Who paid $5.\n\n...\n\nBye.', { english: true }).map((s) => s.text), [
-      'Doctor Who paid five dollars.',
-      'Bye.',
-    ]);
-    assert.deepEqual(prepareText('Dr. Who paid $5.', { english: false }).map((s) => s.text), ['Dr. Who paid $5.']);
+    assert.deepEqual(
+      prepareText('Dr. Who paid $5.\n\n...\n\nBye.', { english: true }).map((s) => s.text),
+      ['Doctor Who paid five dollars.', 'Bye.'],
+    );
+    assert.deepEqual(
+      prepareText('Dr. Who paid $5.', { english: false }).map((s) => s.text),
+      ['Dr. Who paid $5.'],
+    );
     assert.deepEqual(prepareText('   ', { english: true }), []);
   });
 });

@@ -83,7 +83,11 @@ test('tasks go to warm threads while one has room, and to a warming thread only 
     { id: 2, currentUsage: 0 },
   ];
   const warm = new Set([2]);
-  const balancer = new ThreadBalancer(2, (task) => (task as { placement: Placement }).placement, (id) => warm.has(id));
+  const balancer = new ThreadBalancer(
+    2,
+    (task) => (task as { placement: Placement }).placement,
+    (id) => warm.has(id),
+  );
   const place = (id: number, long = false) => {
     const t = balancer.choose({ placement: { long, id } }, threads);
     if (t) t.currentUsage++;

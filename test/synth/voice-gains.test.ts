@@ -41,7 +41,10 @@ describe("built-in voices' measured-ahead gains (voice-gains.json)", () => {
       // flite renders the same samples every time (so its gains are exact); espeak's variants breathe with a random noise source, and
       // one voice measured five times in a row spreads over about 0.3 dB.
       const tolerance = voice.spec.engine === 'flite' ? 1e-6 : 0.4;
-      assert.ok(Math.abs(measured - tabled) < tolerance, `${voice.id}: measured ${measured.toFixed(3)} dB, table ${tabled} dB (run scripts/gen-voice-gains.ts again)`);
+      assert.ok(
+        Math.abs(measured - tabled) < tolerance,
+        `${voice.id}: measured ${measured.toFixed(3)} dB, table ${tabled} dB (run scripts/gen-voice-gains.ts again)`,
+      );
     }
   });
 

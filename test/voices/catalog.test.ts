@@ -68,15 +68,12 @@ test('metadata carries native names and accent words', () => {
 
 test('flite voices are all there with the genders the engine has', () => {
   const flite = BUILTIN_VOICES.filter((v) => v.engine === 'flite');
-  assert.deepEqual(
-    flite.map((v) => [v.spec.base, v.gender, v.language]).sort(),
-    [
-      ['awb', 'male', 'en-GB'],
-      ['kal16', 'male', 'en-US'],
-      ['rms', 'male', 'en-US'],
-      ['slt', 'female', 'en-US'],
-    ],
-  );
+  assert.deepEqual(flite.map((v) => [v.spec.base, v.gender, v.language]).sort(), [
+    ['awb', 'male', 'en-GB'],
+    ['kal16', 'male', 'en-US'],
+    ['rms', 'male', 'en-US'],
+    ['slt', 'female', 'en-US'],
+  ]);
 });
 
 test('default resolves to the most natural English voice', () => {

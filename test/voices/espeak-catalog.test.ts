@@ -57,9 +57,7 @@ test('every espeak-ng language voice is in the catalog or excluded on purpose', 
 
 test('female and male voices of major languages speak, at clearly different pitches', async () => {
   const text = 'The quick brown fox jumps over the lazy dog. 1 2 3 4 5 6 7 8 9 10.';
-  const majorKeys = new Set(
-    espeakVoices.filter((v) => v.id.endsWith('-female-2')).map((v) => v.id.replace(/-female-2$/, '')),
-  );
+  const majorKeys = new Set(espeakVoices.filter((v) => v.id.endsWith('-female-2')).map((v) => v.id.replace(/-female-2$/, '')));
   assert.ok(majorKeys.size >= 18, `${majorKeys.size} major languages`);
   for (const key of majorKeys) {
     const pitch: Record<string, number> = {};

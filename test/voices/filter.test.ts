@@ -1,13 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_VOICES } from '../../src/voices/builtin.ts';
-import {
-  filterVoices,
-  isValidGenderQuery,
-  isValidLanguageQuery,
-  matchesLanguage,
-  parseVoiceFilter,
-} from '../../src/voices/filter.ts';
+import { filterVoices, isValidGenderQuery, isValidLanguageQuery, matchesLanguage, parseVoiceFilter } from '../../src/voices/filter.ts';
 
 const languages = (voices: { language: string }[]) => new Set(voices.map((v) => v.language));
 

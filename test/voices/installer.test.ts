@@ -23,7 +23,10 @@ const freshDir = () => {
 
 before(async () => {
   catalog = await startCatalogServer({
-    piper: [{ key: 'en_US-lessac-medium', paddingBytes: 400_000 }, { key: 'en_US-amy-low', paddingBytes: 200_000 }],
+    piper: [
+      { key: 'en_US-lessac-medium', paddingBytes: 400_000 },
+      { key: 'en_US-amy-low', paddingBytes: 200_000 },
+    ],
     throttleMs: { '/piper/en/en_US/lessac/medium/en_US-lessac-medium.onnx': 30, '/piper/en/en_US/amy/low/en_US-amy-low.onnx': 20 },
   });
   voices = await loadCatalog({ catalogUrl: new URL(catalog.catalogUrl), kokoroFilesUrl: new URL(catalog.kokoroUrl) });
@@ -126,21 +129,51 @@ test('the catalogue refuses entries that would fetch from elsewhere or write els
   for (const bad of ['https://evil.example/x', '../../etc', '/abs/path', 'en/../../x']) {
     assert.deepEqual(parsePiperCatalog({ 'en_US-x-low': entry(bad) }, base), [], bad);
   }
-  assert.deepEqual(parsePiperCatalog({ 'en_US-x-low': { ...entry('en'), files: { 'en/en_US-x-low.onnx': { size_bytes: 10 } } } }, base), [], 'no MD5: not offered');
+  assert.deepEqual(
+    parsePiperCatalog({ 'en_US-x-low': { ...entry('en'), files: { 'en/en_US-x-low.onnx': { size_bytes: 10 } } } }, base),
+    [],
+    'no MD5: not offered',
+  );
   // The Kokoro release publishes no checksums: each file is pinned by size and SHA-256.
   const kokoro = kokoroCatalog(new URL('https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/'));
   assert.deepEqual(
     kokoro.map((k) => [k.name, k.files.map((f) => [f.name, f.size, f.sha256?.length])]),
     [
-      ['kokoro-v1.0', [['voices-v1.0.bin', 28_214_398, 64], ['kokoro-v1.0.onnx', 325_532_387, 64]]],
-      ['kokoro-v1.0-fp16', [['voices-v1.0.bin', 28_214_398, 64], ['kokoro-v1.0.fp16.onnx', 177_464_787, 64]]],
-      ['kokoro-v1.0-int8', [['voices-v1.0.bin', 28_214_398, 64], ['kokoro-v1.0.int8.onnx', 92_361_271, 64]]],
+      [
+        'kokoro-v1.0',
+        [
+          ['voices-v1.0.bin', 28_214_398, 64],
+          ['kokoro-v1.0.onnx', 325_532_387, 64],
+        ],
+      ],
+      [
+        'kokoro-v1.0-fp16',
+        [
+          ['voices-v1.0.bin', 28_214_398, 64],
+          ['kokoro-v1.0.fp16.onnx', 177_464_787, 64],
+        ],
+      ],
+      [
+        'kokoro-v1.0-int8',
+        [
+          ['voices-v1.0.bin', 28_214_398, 64],
+          ['kokoro-v1.0.int8.onnx', 92_361_271, 64],
+        ],
+      ],
     ],
   );
 });
 
 test('progress: a bar redrawn in place on a terminal, a few plain lines elsewhere', () => {
-  const p = (received: number) => ({ voice: 'v', phase: 'downloading' as const, file: 'v.onnx', received, total: 1_000_000, bytesPerSecond: 250_000, secondsLeft: (1_000_000 - received) / 250_000 });
+  const p = (received: number) => ({
+    voice: 'v',
+    phase: 'downloading' as const,
+    file: 'v.onnx',
+    received,
+    total: 1_000_000,
+    bytesPerSecond: 250_000,
+    secondsLeft: (1_000_000 - received) / 250_000,
+  });
   let tty = '';
   const bar = progressPrinter({ write: (s) => (tty += s), isTTY: true, columns: 100 });
   for (let r = 0; r <= 1_000_000; r += 100_000) bar.update(p(r));

@@ -33,14 +33,30 @@ const natural = (id: string, language: string, engine: 'kokoro' | 'piper', tags:
 });
 
 test('order: natural voices in the caller’s languages, then their other voices, then natural ones elsewhere, then the rest by language name', () => {
-  const voices = [...BUILTIN_VOICES, natural('piper-de', 'de-DE', 'piper', ['medium']), natural('kokoro-af-heart', 'en-US', 'kokoro'), natural('piper-en', 'en-US', 'piper', ['high'])];
+  const voices = [
+    ...BUILTIN_VOICES,
+    natural('piper-de', 'de-DE', 'piper', ['medium']),
+    natural('kokoro-af-heart', 'en-US', 'kokoro'),
+    natural('piper-en', 'en-US', 'piper', ['high']),
+  ];
   const de = orderVoices(voices, ['de']).map((v) => v.id);
   assert.equal(de[0], 'piper-de');
   const firstOther = de.findIndex((id) => !id.startsWith('espeak-de') && id !== 'piper-de');
-  assert.ok(de.slice(1, firstOther).every((id) => id.startsWith('espeak-de')), 'German built-ins next');
-  assert.deepEqual(de.slice(firstOther, firstOther + 2), ['kokoro-af-heart', 'piper-en'], 'then natural voices of other languages, best first');
+  assert.ok(
+    de.slice(1, firstOther).every((id) => id.startsWith('espeak-de')),
+    'German built-ins next',
+  );
+  assert.deepEqual(
+    de.slice(firstOther, firstOther + 2),
+    ['kokoro-af-heart', 'piper-en'],
+    'then natural voices of other languages, best first',
+  );
   const rest = orderVoices(voices, ['de']).slice(firstOther + 2);
-  assert.deepEqual(rest.slice(0, 4).map((v) => v.engine), ['flite', 'flite', 'flite', 'flite'], 'the best-sounding built-ins first');
+  assert.deepEqual(
+    rest.slice(0, 4).map((v) => v.engine),
+    ['flite', 'flite', 'flite', 'flite'],
+    'the best-sounding built-ins first',
+  );
   const names = rest.slice(4).map((v) => v.language_name);
   assert.deepEqual(names, [...names].sort(new Intl.Collator('en').compare), 'then the rest by language name');
   const en = orderVoices(voices).map((v) => v.id);
@@ -53,7 +69,10 @@ test('labels: readable, nothing said twice, unique', () => {
   assert.equal(labels.get('flite-awb'), 'Alan · British English, male, flite');
   assert.equal(new Set(labels.values()).size, BUILTIN_VOICES.length);
   const twins = voiceLabels([BUILTIN_VOICES[0], { ...BUILTIN_VOICES[0], id: 'flite-slt-2' }]);
-  assert.deepEqual([...twins.values()], ['Sally · American English, female, flite (flite-slt)', 'Sally · American English, female, flite (flite-slt-2)']);
+  assert.deepEqual(
+    [...twins.values()],
+    ['Sally · American English, female, flite (flite-slt)', 'Sally · American English, female, flite (flite-slt-2)'],
+  );
 });
 
 test('removing a voice names a file in VOICES_DIR, never a path', async () => {

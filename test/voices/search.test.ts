@@ -12,7 +12,10 @@ test('"british female" ranks a female en-GB voice first and returns only those',
   assert.ok(found.length >= 2);
   assert.equal(found[0].language, 'en-GB');
   assert.equal(found[0].gender, 'female');
-  assert.ok(found.every((v) => v.gender === 'female' && v.language === 'en-GB'), found.map((v) => v.id).join());
+  assert.ok(
+    found.every((v) => v.gender === 'female' && v.language === 'en-GB'),
+    found.map((v) => v.id).join(),
+  );
 });
 
 test('"german man" ranks a male German voice first', () => {
@@ -20,14 +23,20 @@ test('"german man" ranks a male German voice first', () => {
   assert.ok(found.length >= 1);
   assert.equal(found[0].language, 'de-DE');
   assert.equal(found[0].gender, 'male');
-  assert.ok(found.every((v) => v.gender === 'male'), 'man must not drift into "mandarin" or "woman"');
+  assert.ok(
+    found.every((v) => v.gender === 'male'),
+    'man must not drift into "mandarin" or "woman"',
+  );
 });
 
 test('languages are found by their English and native names', () => {
   for (const q of ['german', 'deutsch', 'German', 'DEUTSCH']) {
     const found = index.search(q);
     assert.ok(found.length >= 2, q);
-    assert.ok(found.every((v) => v.language === 'de-DE'), `${q}: ${found.map((v) => v.id).join()}`);
+    assert.ok(
+      found.every((v) => v.language === 'de-DE'),
+      `${q}: ${found.map((v) => v.id).join()}`,
+    );
   }
   assert.equal(primary(index.search('español')[0]), 'es');
   assert.equal(primary(index.search('français')[0]), 'fr');
@@ -61,7 +70,10 @@ test('gender words', () => {
   assert.ok(woman.every((v) => v.gender === 'female'));
   assert.ok(index.search('women').every((v) => v.gender === 'female'));
   assert.ok(index.search('masculine').every((v) => v.gender === 'male'));
-  assert.ok(index.search('female', undefined, 500).every((v) => v.gender === 'female'), 'female must not match male');
+  assert.ok(
+    index.search('female', undefined, 500).every((v) => v.gender === 'female'),
+    'female must not match male',
+  );
 });
 
 test('no match gives an empty list; AND falls back to OR', () => {

@@ -41,7 +41,16 @@ function voxsmith(args: string[], env: Record<string, string> = {}): Promise<Run
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...process.env, VOICES_DIR: join(dir, 'voices'), VOICES_CATALOG_URL: catalog.catalogUrl, KOKORO_FILES_URL: catalog.kokoroUrl, ...env }, timeout: 120_000 },
+      {
+        env: {
+          ...process.env,
+          VOICES_DIR: join(dir, 'voices'),
+          VOICES_CATALOG_URL: catalog.catalogUrl,
+          KOKORO_FILES_URL: catalog.kokoroUrl,
+          ...env,
+        },
+        timeout: 120_000,
+      },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -92,7 +101,10 @@ test('voices add installs a Piper voice and a Kokoro bundle: a cut download resu
   assert.match(run.stdout, /en_US-lessac-medium: \d+ kB of \d+ kB \(\d+%\)/);
   assert.doesNotMatch(run.stdout, /\r/, 'no carriage returns outside a terminal');
   assert.match(run.stdout, /Installed en_US-lessac-medium: size and MD5 verified\. Voice: piper-en-us-lessac-medium\./);
-  assert.match(run.stdout, /Installed kokoro-v1\.0-int8: size and SHA-256 verified\. Voices: kokoro-af-heart, kokoro-am-michael, kokoro-bf-emma\./);
+  assert.match(
+    run.stdout,
+    /Installed kokoro-v1\.0-int8: size and SHA-256 verified\. Voices: kokoro-af-heart, kokoro-am-michael, kokoro-bf-emma\./,
+  );
   assert.ok(!existsSync(join(voicesDir(), '.partial')), 'no staging folder is left');
 
   const again = await voxsmith(['voices', 'add', 'en_US-lessac-medium']);
@@ -104,7 +116,10 @@ test('a file whose checksum does not match is refused, and nothing of it is left
   const before = listing();
   const run = await voxsmith(['voices', 'add', 'en_GB-broken-medium']);
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /en_GB-broken-medium was not installed: en_GB-broken-medium\.onnx: MD5 [0-9a-f]{32} does not match the catalogue's [0-9a-f]{32}; the download was deleted/);
+  assert.match(
+    run.stderr,
+    /en_GB-broken-medium was not installed: en_GB-broken-medium\.onnx: MD5 [0-9a-f]{32} does not match the catalogue's [0-9a-f]{32}; the download was deleted/,
+  );
   assert.deepEqual(listing(), before, 'VOICES_DIR is as it was');
 });
 
@@ -114,7 +129,10 @@ test('voices list shows what is installed with its voice ids; remove takes it ou
   assert.match(list.stdout, /en_US-lessac-medium\s+piper\s+\d+ kB\s+piper-en-us-lessac-medium/);
   assert.match(list.stdout, /kokoro-v1\.0-int8\s+kokoro\s+[\d.]+ MB\s+kokoro-af-heart, kokoro-am-michael, kokoro-bf-emma/);
   const json = JSON.parse((await voxsmith(['voices', 'list', '--json'])).stdout) as { name: string; voices: string[] }[];
-  assert.deepEqual(json.map((v) => v.name), ['en_US-lessac-medium', 'kokoro-v1.0-int8']);
+  assert.deepEqual(
+    json.map((v) => v.name),
+    ['en_US-lessac-medium', 'kokoro-v1.0-int8'],
+  );
 
   const removed = await voxsmith(['voices', 'remove', 'kokoro-v1.0-int8']);
   assert.equal(removed.code, 0, removed.stderr);
@@ -130,7 +148,10 @@ test('an unreachable catalogue is a clear message and exit code 1, not a crash',
   try {
     const run = await voxsmith(['voices', 'available']);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^voxsmith: cannot read the voice catalogue at http:\/\/127\.0\.0\.1:\d+\/piper\/voices\.json: .*HTTP 503.* point VOICES_CATALOG_URL at a mirror/);
+    assert.match(
+      run.stderr,
+      /^voxsmith: cannot read the voice catalogue at http:\/\/127\.0\.0\.1:\d+\/piper\/voices\.json: .*HTTP 503.* point VOICES_CATALOG_URL at a mirror/,
+    );
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
   } finally {
     catalog.setDown(false);

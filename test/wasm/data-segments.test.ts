@@ -14,7 +14,12 @@ const dataSection = (...segments: number[][]) => {
 };
 
 test('the ranges are where instantiation writes the segments, sorted and merged', () => {
-  const binary = Uint8Array.from([...HEADER, ...MEMORY([0x00, 0x01]), ...EXPORT_MEMORY, ...dataSection(segment(40, [9, 9]), segment(8, [1, 2, 3]), segment(11, [4]), segment(20, []))]);
+  const binary = Uint8Array.from([
+    ...HEADER,
+    ...MEMORY([0x00, 0x01]),
+    ...EXPORT_MEMORY,
+    ...dataSection(segment(40, [9, 9]), segment(8, [1, 2, 3]), segment(11, [4]), segment(20, [])),
+  ]);
   const ranges = activeDataRanges(binary);
   assert.deepEqual(ranges, [
     [8, 12],

@@ -60,14 +60,21 @@ test('read from a file, the rewrite is the same bytes: a small module, one with 
     const custom = [0x00, 0xa0, 0x8d, 0x06, ...name, ...new Array<number>(payload).fill(1)];
     const bigHead = Uint8Array.from([...HEADER, ...custom, ...MEMORY([0x00, 0x02]), ...EXPORT_MEMORY, ...DATA]);
     const flite = readFileSync(fliteWasmPath());
-    for (const [label, binary] of [['small', small], ['large early section', bigHead], ['flite', flite]] as const) {
+    for (const [label, binary] of [
+      ['small', small],
+      ['large early section', bigHead],
+      ['flite', flite],
+    ] as const) {
       const path = join(dir, `${label}.wasm`);
       await writeFile(path, binary);
       const fromFile = await readWithImportedMemory(path);
       const inMemory = withImportedMemory(binary);
       assert.equal(Buffer.compare(Buffer.from(fromFile.bytes), Buffer.from(inMemory.bytes)), 0, label);
       assert.deepEqual([fromFile.initialPages, fromFile.maximumPages], [inMemory.initialPages, inMemory.maximumPages], label);
-      assert.ok(W.Module.imports(new W.Module(fromFile.bytes)).some((i) => i.kind === 'memory'), label);
+      assert.ok(
+        W.Module.imports(new W.Module(fromFile.bytes)).some((i) => i.kind === 'memory'),
+        label,
+      );
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -35,7 +35,14 @@ let key: string;
 
 before(async () => {
   // One worker: a request's silence is made on one thread; no cache: every case is synthesized.
-  env = { DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, SMTP_URL: await mail.start(), WORKERS: '1', CACHE_MB: '0', RATE_LIMIT_PER_MINUTE: '10000' };
+  env = {
+    DATA_DIR: dataDir,
+    PUBLIC_URL: ORIGIN,
+    SMTP_URL: await mail.start(),
+    WORKERS: '1',
+    CACHE_MB: '0',
+    RATE_LIMIT_PER_MINUTE: '10000',
+  };
 });
 after(async () => {
   await service?.stop();
@@ -63,7 +70,11 @@ async function peakRise<T>(work: () => Promise<T>): Promise<{ result: T; riseMib
 }
 
 async function post(path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${service?.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+  return fetch(`${service?.base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(json),
+  });
 }
 
 /** The issue's document: "<speak>hi" + 1 999 breaks of 10 s (42 KB). */
@@ -118,7 +129,8 @@ describe(`break silence bomb over HTTP: peak RSS within ${RSS_BOUND_MIB} MiB`, (
   before(async () => {
     service = await startProcess(env);
     ({ key } = await signedInKey(service.base, mail, 'bomb@example.com', ORIGIN));
-    for (let i = 0; i < 2; i++) assert.ok((await Promise.all(Array.from({ length: AT_ONCE }, () => speak(WARM)))).every((a) => a.bytes > 0));
+    for (let i = 0; i < 2; i++)
+      assert.ok((await Promise.all(Array.from({ length: AT_ONCE }, () => speak(WARM)))).every((a) => a.bytes > 0));
   });
   after(async () => {
     await service?.stop();
@@ -144,7 +156,9 @@ describe(`break silence bomb over HTTP: peak RSS within ${RSS_BOUND_MIB} MiB`, (
   test(`${AT_ONCE} requests at once with ${MAX_BREAK_SECONDS_PER_REQUEST} s of breaks each (the most one may have): all delivered, streamed`, async () => {
     const { result, riseMib } = await peakRise(() => Promise.all(Array.from({ length: AT_ONCE }, () => speak(ALLOWED))));
     const seconds = result.map((r) => secondsOf(r.bytes, 24_000));
-    process.stdout.write(`# HTTP ${AT_ONCE} x ${MAX_BREAK_SECONDS_PER_REQUEST} s of breaks: ${seconds.map((x) => x.toFixed(1)).join(', ')} s of audio, peak RSS +${riseMib} MiB\n`);
+    process.stdout.write(
+      `# HTTP ${AT_ONCE} x ${MAX_BREAK_SECONDS_PER_REQUEST} s of breaks: ${seconds.map((x) => x.toFixed(1)).join(', ')} s of audio, peak RSS +${riseMib} MiB\n`,
+    );
     for (const r of result) assert.equal(r.status, 200);
     assertWholeBreaks(seconds);
     assert.ok(riseMib < RSS_BOUND_MIB, `peak RSS rose ${riseMib} MiB`);
@@ -157,11 +171,15 @@ describe(`break silence bomb over Wyoming (no authentication): peak RSS within $
     port = await freePort();
     // The key made over HTTP above is the one Wyoming bills.
     service = await startProcess({ ...env, WYOMING_PORT: String(port), WYOMING_API_KEY: key });
-    for (let i = 0; i < 2; i++) assert.ok((await Promise.all(Array.from({ length: AT_ONCE }, () => wyoming(port, WARM)))).every((a) => a.bytes > 0));
+    for (let i = 0; i < 2; i++)
+      assert.ok((await Promise.all(Array.from({ length: AT_ONCE }, () => wyoming(port, WARM)))).every((a) => a.bytes > 0));
   });
 
   test('the 42 KB SSML bomb and the plain-text one: an error event, nothing made', async () => {
-    for (const [what, text] of [['SSML', BOMB], ['plain text', PLAIN_BOMB]] as const) {
+    for (const [what, text] of [
+      ['SSML', BOMB],
+      ['plain text', PLAIN_BOMB],
+    ] as const) {
       const { result, riseMib } = await peakRise(() => wyoming(port, text));
       process.stdout.write(`# Wyoming ${what} bomb: ${String(result.error?.data.code)}, peak RSS +${riseMib} MiB\n`);
       assert.equal(result.error?.data.code, 'ssml_invalid', what);
@@ -176,7 +194,9 @@ describe(`break silence bomb over Wyoming (no authentication): peak RSS within $
       assert.ok(r.rate, JSON.stringify(r.error?.data));
       return secondsOf(r.bytes, r.rate);
     });
-    process.stdout.write(`# Wyoming ${AT_ONCE} x ${MAX_BREAK_SECONDS_PER_REQUEST} s of breaks: ${seconds.map((x) => x.toFixed(1)).join(', ')} s of audio, peak RSS +${riseMib} MiB\n`);
+    process.stdout.write(
+      `# Wyoming ${AT_ONCE} x ${MAX_BREAK_SECONDS_PER_REQUEST} s of breaks: ${seconds.map((x) => x.toFixed(1)).join(', ')} s of audio, peak RSS +${riseMib} MiB\n`,
+    );
     assertWholeBreaks(seconds);
     assert.ok(riseMib < RSS_BOUND_MIB, `peak RSS rose ${riseMib} MiB`);
   });

@@ -38,7 +38,10 @@ async function status(cookie: string): Promise<Status> {
   return (await res.json()) as Status;
 }
 
-async function synthesize(text: string, voice = 'flite-slt'): Promise<{ client: WyomingClient; first: Awaited<ReturnType<WyomingClient['next']>> }> {
+async function synthesize(
+  text: string,
+  voice = 'flite-slt',
+): Promise<{ client: WyomingClient; first: Awaited<ReturnType<WyomingClient['next']>> }> {
   const client = new WyomingClient(port);
   client.send('synthesize', { text, voice: { name: voice } });
   return { client, first: await client.next() };
@@ -73,7 +76,10 @@ describe('Wyoming connected from the dashboard', () => {
     assert.equal(before.local_only, true);
     assert.deepEqual(before.hosts, ['127.0.0.1']);
     assert.equal(before.connection, null);
-    assert.ok(before.requests.some((r) => r.outcome === 'wyoming_not_connected'), 'the refused attempt is listed');
+    assert.ok(
+      before.requests.some((r) => r.outcome === 'wyoming_not_connected'),
+      'the refused attempt is listed',
+    );
 
     const refusedWithoutOrigin = await s.request('/api/wyoming', { method: 'PUT', cookie, json: { key_id: id } });
     assert.equal(refusedWithoutOrigin.status, 403, 'a cookie write needs our Origin');
@@ -98,7 +104,9 @@ describe('Wyoming connected from the dashboard', () => {
     assert.ok(bytes.length / 2 > 24_000, 'over a second of speech');
     assert.ok(rms(pcm16Samples(bytes)) > 0.01, 'not silent');
 
-    const usage = (await (await s.request('/api/usage', { bearer: key })).json()) as { keys: Array<{ id?: string; key_id?: string; characters: number }> };
+    const usage = (await (await s.request('/api/usage', { bearer: key })).json()) as {
+      keys: Array<{ id?: string; key_id?: string; characters: number }>;
+    };
     assert.ok(JSON.stringify(usage).includes(id), 'billed to the connected key');
     const after = await status(cookie);
     const served = after.requests.find((r) => r.outcome === 'spoken');
@@ -136,7 +144,12 @@ describe('Wyoming connected from the dashboard', () => {
     const theirs = await s.request('/api/wyoming', { method: 'PUT', bearer: other.key, json: { key_id: other.id } });
     assert.equal(theirs.status, 200);
     // Revoking the connected key disconnects it: a revoked key bills nothing.
-    const revoked = await s.request('/api/auth/api-keys', { method: 'DELETE', cookie: other.cookie, sameOrigin: true, json: { key_id: other.id } });
+    const revoked = await s.request('/api/auth/api-keys', {
+      method: 'DELETE',
+      cookie: other.cookie,
+      sameOrigin: true,
+      json: { key_id: other.id },
+    });
     assert.equal(revoked.status, 200);
     const again = await synthesize('Still there?');
     assert.equal(again.first.type, 'error');

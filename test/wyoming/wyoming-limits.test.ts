@@ -17,7 +17,9 @@ import { WyomingClient } from '../helpers/wyoming-client.ts';
 
 /** Resident memory of a process, in MiB (Linux). */
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) / 1024;
 }
 
@@ -26,7 +28,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('the defaults: an idle timeout well under 300 s, a per-address limit, a buffer bound above the largest frame', () => {
   assert.ok(DEFAULT_WYOMING_LIMITS.idleMs <= 60_000, `${DEFAULT_WYOMING_LIMITS.idleMs} ms`);
   assert.ok(DEFAULT_WYOMING_LIMITS.connectionsPerAddress <= 16);
-  assert.ok(DEFAULT_WYOMING_LIMITS.maxConnections >= 64 * DEFAULT_WYOMING_LIMITS.connectionsPerAddress / 8);
+  assert.ok(DEFAULT_WYOMING_LIMITS.maxConnections >= (64 * DEFAULT_WYOMING_LIMITS.connectionsPerAddress) / 8);
   assert.ok(DEFAULT_WYOMING_LIMITS.writeStallMs <= 30_000);
 });
 
@@ -48,9 +50,13 @@ describe('Wyoming connection limits (in-process server, shortened timeouts)', ()
     const idle = Array.from({ length: 64 }, () => new WyomingClient(port));
     // Each refused one is told why and closed; the rest stay open, idle.
     let refused = 0;
-    for (const c of idle) void c.next(20_000).then((e) => (refused += e.data.code === 'rate_limited' ? 1 : 0), () => undefined);
+    for (const c of idle)
+      void c.next(20_000).then(
+        (e) => (refused += e.data.code === 'rate_limited' ? 1 : 0),
+        () => undefined,
+      );
     const expected = 64 - DEFAULT_WYOMING_LIMITS.connectionsPerAddress;
-    for (const deadline = Date.now() + 20_000; refused < expected && Date.now() < deadline; ) await sleep(50);
+    for (const deadline = Date.now() + 20_000; refused < expected && Date.now() < deadline;) await sleep(50);
     assert.equal(refused, expected);
     await sleep(200);
     assert.equal(refused, expected, 'no more than that are refused');
@@ -153,7 +159,7 @@ describe('Wyoming under a flood (the service as its own process, its RSS measure
   test('four connections flooding describe and never reading: RSS grows by under 64 MiB, another client is served', async () => {
     // Settled first: the engines warm in their worker after the start (readyz), and the voice list is rendered
     // once, so neither is counted as flood growth.
-    for (const deadline = Date.now() + 120_000; (await fetch(`${service.base}/readyz`)).status !== 200; ) {
+    for (const deadline = Date.now() + 120_000; (await fetch(`${service.base}/readyz`)).status !== 200;) {
       assert.ok(Date.now() < deadline, 'ready in time');
       await sleep(200);
     }

@@ -53,13 +53,19 @@ describe('Wyoming', () => {
     assert.equal(tts.length, 1);
     assert.equal(tts[0].supports_synthesize_streaming, true);
     assert.equal(tts[0].installed, true);
-    const voices = tts[0].voices as Array<{ name: string; languages: string[]; installed: boolean; attribution: { name: string; url: string } }>;
+    const voices = tts[0].voices as Array<{
+      name: string;
+      languages: string[];
+      installed: boolean;
+      attribution: { name: string; url: string };
+    }>;
     const list = (await (await s.request('/api/voices')).json()) as { voices: Array<{ id: string }> };
     assert.equal(voices.length, list.voices.length);
     const slt = voices.find((v) => v.name === 'flite-slt');
     assert.deepEqual(slt?.languages, ['en-US']);
     assert.ok(voices.find((v) => v.name === 'espeak-de-female-1')?.languages[0].startsWith('de'));
-    for (const v of voices) assert.ok(v.installed && typeof v.attribution.name === 'string' && /^[a-z]{2,3}(-[A-Za-z0-9]+)*$/.test(v.languages[0]), v.name);
+    for (const v of voices)
+      assert.ok(v.installed && typeof v.attribution.name === 'string' && /^[a-z]{2,3}(-[A-Za-z0-9]+)*$/.test(v.languages[0]), v.name);
     c.close();
   });
 

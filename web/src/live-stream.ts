@@ -29,8 +29,17 @@ function streamFailure(err: unknown): string {
  */
 export function startStream(request: StreamRequest, onProgress: (p: StreamProgress) => void): { cancel: () => void } {
   const player = new StreamPlayer(STREAM_SAMPLE_RATE);
-  const progress: StreamProgress = { state: 'connecting', firstAudioMs: null, firstSoundMs: null, chunks: 0, seconds: 0, underruns: 0, error: null };
-  const emit = () => onProgress({ ...progress, chunks: player.stats.chunks, seconds: player.stats.seconds, underruns: player.stats.underruns });
+  const progress: StreamProgress = {
+    state: 'connecting',
+    firstAudioMs: null,
+    firstSoundMs: null,
+    chunks: 0,
+    seconds: 0,
+    underruns: 0,
+    error: null,
+  };
+  const emit = () =>
+    onProgress({ ...progress, chunks: player.stats.chunks, seconds: player.stats.seconds, underruns: player.stats.underruns });
   const abort = new AbortController();
   // Once all audio has arrived, Stop has nothing left to cancel: the rest just plays out.
   let received = false;

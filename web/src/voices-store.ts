@@ -85,7 +85,16 @@ export function groupVoices(voices: Voice[]): Array<{ label: string; voices: Voi
 export function matchesQuery(voice: Voice, query: string): boolean {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
-  const hay = [voice.name, voice.id, voice.language, voice.language_name, voice.gender, voice.engine, voice.source === 'builtin' ? '' : 'yours mine own', ...voice.tags]
+  const hay = [
+    voice.name,
+    voice.id,
+    voice.language,
+    voice.language_name,
+    voice.gender,
+    voice.engine,
+    voice.source === 'builtin' ? '' : 'yours mine own',
+    ...voice.tags,
+  ]
     .join(' ')
     .toLowerCase();
   const starts = hay.split(/[\s,()-]+/);

@@ -44,7 +44,7 @@ function silenceThreshold(db: Float64Array): number {
 export function speechMask(levels: FrameLevels, bridgeFrames: number): Uint8Array {
   const { db, silenceDb } = levels;
   const mask = new Uint8Array(db.length);
-  for (let i = 0; i < db.length; ) {
+  for (let i = 0; i < db.length;) {
     if (db[i] <= silenceDb) {
       i++;
       continue;

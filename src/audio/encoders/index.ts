@@ -63,11 +63,14 @@ export function codecChoiceProblem(format: EncodeFormat, rate: number, bitrate: 
   if (format === 'opus') {
     if (rate !== FORMATS.opus.sampleRate) return `opus is encoded from ${FORMATS.opus.sampleRate} Hz`;
     const { minBitrate, maxBitrate } = CODEC_CHOICES.opus;
-    if (bitrate !== undefined && !(Number.isInteger(bitrate) && bitrate >= minBitrate && bitrate <= maxBitrate)) return `opus takes ${minBitrate} to ${maxBitrate} kbit/s`;
+    if (bitrate !== undefined && !(Number.isInteger(bitrate) && bitrate >= minBitrate && bitrate <= maxBitrate))
+      return `opus takes ${minBitrate} to ${maxBitrate} kbit/s`;
     return null;
   }
   if (bitrate !== undefined) return `${format} has no bitrate to choose`;
-  return rate === FORMATS[format].sampleRate || ANY_RATE.has(format) ? null : `${format} is encoded at ${FORMATS[format].sampleRate} Hz only`;
+  return rate === FORMATS[format].sampleRate || ANY_RATE.has(format)
+    ? null
+    : `${format} is encoded at ${FORMATS[format].sampleRate} Hz only`;
 }
 
 /**
@@ -82,7 +85,11 @@ export async function createEncoder(format: EncodeFormat, options: EncoderOption
   if (problem) throw new RangeError(problem);
   switch (format) {
     case 'mp3':
-      return createMp3Encoder(rate as Parameters<typeof createMp3Encoder>[0], buffered, options.bitrate ?? CODEC_CHOICES.mp3.defaultBitrate);
+      return createMp3Encoder(
+        rate as Parameters<typeof createMp3Encoder>[0],
+        buffered,
+        options.bitrate ?? CODEC_CHOICES.mp3.defaultBitrate,
+      );
     case 'wav':
       return createWavEncoder('pcm16', rate, buffered);
     case 'opus':

@@ -39,7 +39,7 @@ export function parseMp3FrameHeader(bytes: Uint8Array, at: number): Mp3FrameHead
 /** Counts the frames of a stream of back-to-back Layer III frames. */
 export function countMp3Frames(bytes: Uint8Array): number {
   let frames = 0;
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const h = parseMp3FrameHeader(bytes, at);
     if (!h) break;
     frames++;

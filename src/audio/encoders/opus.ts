@@ -88,9 +88,7 @@ export function createOpusEncoder(sampleRate: OpusRate, bitrateKbps = 32): Strea
       const group = packets.slice(i, i + MAX_PACKETS_PER_PAGE);
       framesDone += group.length;
       const final = last && i + MAX_PACKETS_PER_PAGE >= packets.length;
-      const granule = final
-        ? BigInt(preSkip + inputSamples * toGranule)
-        : BigInt(framesDone * frame * toGranule);
+      const granule = final ? BigInt(preSkip + inputSamples * toGranule) : BigInt(framesDone * frame * toGranule);
       pages.push(ogg.page(group, granule, final ? PAGE_EOS : 0));
     }
     return concatBytes(pages);
@@ -103,7 +101,7 @@ export function createOpusEncoder(sampleRate: OpusRate, bitrateKbps = 32): Strea
       if (ended) throw new Error('encoder already ended');
       inputSamples += samples.length;
       const packets: Uint8Array[] = [];
-      for (let i = 0; i < samples.length; ) {
+      for (let i = 0; i < samples.length;) {
         const n = Math.min(frame - pendingLength, samples.length - i);
         pending.set(samples.subarray(i, i + n), pendingLength);
         pendingLength += n;

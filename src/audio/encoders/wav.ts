@@ -111,7 +111,12 @@ export function createG711Encoder(format: 'mulaw' | 'alaw', sampleRate: number):
  */
 export const WHOLE_WAV_MAX_BYTES = 8 * 1024 * 1024;
 
-export function createWavEncoder(format: WavSampleFormat, sampleRate: number, buffered: boolean, wholeMaxBytes = WHOLE_WAV_MAX_BYTES): StreamEncoder {
+export function createWavEncoder(
+  format: WavSampleFormat,
+  sampleRate: number,
+  buffered: boolean,
+  wholeMaxBytes = WHOLE_WAV_MAX_BYTES,
+): StreamEncoder {
   const contentType = 'audio/wav';
   if (buffered) {
     let parts: Uint8Array[] | null = [];

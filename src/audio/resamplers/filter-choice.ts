@@ -6,4 +6,5 @@ const LIGHT_PASSBAND = 0.84;
 const SPEECH_BAND_HZ = 8000;
 
 /** Whether the lighter filter serves between two rates. */
-export const lightFilterFits = (inRate: number, outRate: number): boolean => (LIGHT_PASSBAND * Math.min(inRate, outRate)) / 2 >= SPEECH_BAND_HZ;
+export const lightFilterFits = (inRate: number, outRate: number): boolean =>
+  (LIGHT_PASSBAND * Math.min(inRate, outRate)) / 2 >= SPEECH_BAND_HZ;

@@ -112,7 +112,11 @@ class PolyphaseResampler extends StreamResampler {
   /** Input samples per kernel call: BLOCK, or fewer when up-sampling would make more than BLOCK outputs (its scratch stays small). */
   private readonly block: number;
 
-  constructor(private readonly filter: Filter, inRate: number, outRate: number) {
+  constructor(
+    private readonly filter: Filter,
+    inRate: number,
+    outRate: number,
+  ) {
     super(inRate, outRate);
     // Output 0 falls on input 0, with the filter centred there: no delay to skip.
     this.pending = new Float32Array(filter.taps / 2 - 1);
@@ -154,7 +158,18 @@ class PolyphaseResampler extends StreamResampler {
     heap.set(this.pending, xAt);
     heap.set(x, xAt + this.pending.length);
     if (count > 0) {
-      simd.polyphase(simd.address(xAt), simd.address(0), simd.address(yAt), count, 0, this.phase, phases, Math.floor(step / phases), step % phases, taps);
+      simd.polyphase(
+        simd.address(xAt),
+        simd.address(0),
+        simd.address(yAt),
+        count,
+        0,
+        this.phase,
+        phases,
+        Math.floor(step / phases),
+        step % phases,
+        taps,
+      );
     }
     const advanced = this.phase + count * step;
     const consumed = Math.floor(advanced / phases);

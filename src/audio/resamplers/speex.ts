@@ -31,7 +31,11 @@ export class SpeexResampler extends StreamResampler {
   private readonly outCapacity: number;
   private readonly token = {};
 
-  constructor(private readonly m: SpeexModule, inRate: number, outRate: number) {
+  constructor(
+    private readonly m: SpeexModule,
+    inRate: number,
+    outRate: number,
+  ) {
     super(inRate, outRate);
     this.outCapacity = Math.ceil((BLOCK * outRate) / inRate) + 64;
     this.scratch = m._malloc(16 + 4 * BLOCK + 4 * this.outCapacity);
@@ -47,10 +51,14 @@ export class SpeexResampler extends StreamResampler {
     m._speex_resampler_skip_zeros(this.state);
     const state = this.state;
     const scratch = this.scratch;
-    leakGuard.register(this, () => {
-      m._speex_resampler_destroy(state);
-      m._free(scratch);
-    }, this.token);
+    leakGuard.register(
+      this,
+      () => {
+        m._speex_resampler_destroy(state);
+        m._free(scratch);
+      },
+      this.token,
+    );
   }
 
   protected isClosed(): boolean {
@@ -72,7 +80,7 @@ export class SpeexResampler extends StreamResampler {
   protected convert(x: Float32Array): Float32Array {
     const m = this.m;
     const parts: Float32Array[] = [];
-    for (let offset = 0; offset < x.length; ) {
+    for (let offset = 0; offset < x.length;) {
       const n = Math.min(BLOCK, x.length - offset);
       // HEAP views are replaced when the wasm memory grows, so they are read fresh each time.
       m.HEAPF32.set(x.subarray(offset, offset + n), this.inPtr >> 2);

@@ -6,7 +6,10 @@ export abstract class StreamResampler implements Resampler {
   private totalIn = 0;
   private totalOut = 0;
 
-  constructor(readonly inRate: number, readonly outRate: number) {}
+  constructor(
+    readonly inRate: number,
+    readonly outRate: number,
+  ) {}
 
   /** Whether flush() or dispose() has been called. */
   protected abstract isClosed(): boolean;

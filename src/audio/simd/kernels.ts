@@ -19,7 +19,18 @@ export interface SimdKernels {
   scratch(floats: number): Float32Array;
   /** The address the kernels take for scratch float `i`. */
   address(i: number): number;
-  polyphase(x: number, h: number, y: number, count: number, n: number, p: number, phases: number, step: number, frac: number, taps: number): void;
+  polyphase(
+    x: number,
+    h: number,
+    y: number,
+    count: number,
+    n: number,
+    p: number,
+    phases: number,
+    step: number,
+    frac: number,
+    taps: number,
+  ): void;
   /** The true-peak limiter's loop over `len` inputs (x = 0: zeros, flushing); returns how many samples it wrote to y. */
   limit(state: number, coefficients: number, x: number, y: number, len: number, gain: number): number;
   /** Float samples to int16 (pcm.ts's floatToInt16), `count` of them from float address x to int16 address y. */

@@ -105,7 +105,10 @@ export async function requireAuth(this: FastifyInstance, request: FastifyRequest
 /** Refuses a caller whose key lacks `scope` (403 insufficient_scope); a session holds every scope. */
 export function checkScope(principal: Principal, scope: KeyScope): void {
   if (!scopesOf(principal).includes(scope)) {
-    throw new AppError('insufficient_scope', `This API key lacks the "${scope}" scope this operation needs (it has: ${scopesOf(principal).join(', ')})`);
+    throw new AppError(
+      'insufficient_scope',
+      `This API key lacks the "${scope}" scope this operation needs (it has: ${scopesOf(principal).join(', ')})`,
+    );
   }
 }
 

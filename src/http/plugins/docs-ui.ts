@@ -119,7 +119,11 @@ export function docsUiOptions(): FastifySwaggerUiOptions {
       // Session cookies ride along on the dashboard's origin, so a signed-in browser can try calls at once.
       withCredentials: true,
       // The page's own setup names the default plugins; a list here replaces it, so the default comes first.
-      plugins: [browserFunction<SwaggerPlugin>('SwaggerUIBundle.plugins.DownloadUrl'), browserFunction<SwaggerPlugin>(AUDIO_PLUGIN), browserFunction<SwaggerPlugin>(A11Y_PLUGIN)],
+      plugins: [
+        browserFunction<SwaggerPlugin>('SwaggerUIBundle.plugins.DownloadUrl'),
+        browserFunction<SwaggerPlugin>(AUDIO_PLUGIN),
+        browserFunction<SwaggerPlugin>(A11Y_PLUGIN),
+      ],
     },
   };
 }

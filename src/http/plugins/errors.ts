@@ -76,8 +76,18 @@ function expectationFailed(app: FastifyInstance, req: IncomingMessage, res: Serv
   const requestId = randomUUID();
   const expect = String(req.headers.expect ?? '').slice(0, 100);
   app.log.info({ reqId: requestId, expect }, 'unsupported Expect');
-  const body = JSON.stringify(errorEnvelope(new AppError('expectation_failed', `Expect: ${JSON.stringify(expect)} is not supported; only "100-continue" is`), requestId));
-  res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
+  const body = JSON.stringify(
+    errorEnvelope(
+      new AppError('expectation_failed', `Expect: ${JSON.stringify(expect)} is not supported; only "100-continue" is`),
+      requestId,
+    ),
+  );
+  res.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+    connection: 'close',
+  });
   res.end(body);
 }
 
@@ -96,7 +106,11 @@ function allowedMethods(app: FastifyInstance, path: string): string[] {
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const code: ErrorCode = error.code === 'FST_ERR_BAD_URL' ? 'bad_url' : 'bad_request';
   const message = code === 'bad_request' ? error.message : undefined;
-  void reply.status(ERRORS[code].status).type('application/json; charset=utf-8').header('X-Request-Id', request.id).send(errorEnvelope(new AppError(code, message), request.id));
+  void reply
+    .status(ERRORS[code].status)
+    .type('application/json; charset=utf-8')
+    .header('X-Request-Id', request.id)
+    .send(errorEnvelope(new AppError(code, message), request.id));
 }
 
 /** One JSON error body for everything, our errors and the framework's, with a request id beside it. */
@@ -114,7 +128,11 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
     if (kind === 'unavailable') request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
     else if (kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     else if (status >= 500 && error instanceof AppError) request.log.warn({ code: error.code }, error.message);
-    return reply.status(status).headers(headers).type('application/json; charset=utf-8').send({ ...body, request_id: request.id });
+    return reply
+      .status(status)
+      .headers(headers)
+      .type('application/json; charset=utf-8')
+      .send({ ...body, request_id: request.id });
   });
 
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => expectationFailed(app, req, res));
@@ -127,7 +145,12 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
       return reply
         .status(405)
         .header('Allow', allowed.join(', '))
-        .send(errorEnvelope(new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`), request.id));
+        .send(
+          errorEnvelope(
+            new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`),
+            request.id,
+          ),
+        );
     }
     return reply.status(404).send(errorEnvelope(new AppError('route_not_found', `No endpoint ${request.method} ${path}`), request.id));
   });

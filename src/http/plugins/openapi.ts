@@ -55,11 +55,17 @@ export function htmlResponse(description: string): Record<string, unknown> {
   return { description, content: { 'text/html': { schema: { type: 'string' } } } };
 }
 
-function errorResponse(description: string, example: { code: keyof typeof ERRORS; error?: string }, headers?: Record<string, unknown>): TSchema {
+function errorResponse(
+  description: string,
+  example: { code: keyof typeof ERRORS; error?: string },
+  headers?: Record<string, unknown>,
+): TSchema {
   return {
     ...ErrorBody,
     description,
-    examples: [{ error: example.error ?? ERRORS[example.code].message, code: example.code, request_id: '3b0f1c2e-8d4a-4c55-9f3e-1f2a3b4c5d6e' }],
+    examples: [
+      { error: example.error ?? ERRORS[example.code].message, code: example.code, request_id: '3b0f1c2e-8d4a-4c55-9f3e-1f2a3b4c5d6e' },
+    ],
     ...(headers ? { headers } : {}),
   } as TSchema;
 }
@@ -144,11 +150,13 @@ const transform: SwaggerTransform = ({ schema: given, url, route }) => {
   if (!Object.keys(responses).some((status) => status.startsWith('2') || status === '101')) {
     responses['200'] = { description: 'Success', type: 'object', additionalProperties: true };
   }
-  if (out.body || out.querystring || out.params) responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
+  if (out.body || out.querystring || out.params)
+    responses['400'] ??= errorResponse('The request is invalid', { code: 'validation', error: 'body.text is required' });
   if (isAuthenticated) responses['401'] ??= errorResponse('No valid API key or session', { code: 'unauthorized' });
   if (scope) responses['403'] ??= errorResponse(`The API key lacks the \`${scope}\` scope`, { code: 'insufficient_scope' });
   const limited = route.config?.rateLimit !== undefined || url.startsWith('/v1/');
-  if (limited) responses['429'] ??= errorResponse(
+  if (limited)
+    responses['429'] ??= errorResponse(
       'Over the rate limit (`rate_limited`) or, for speech, over MAX_CONCURRENT_PER_KEY syntheses at once (`concurrency_limited`): wait Retry-After seconds',
       { code: 'rate_limited' },
       RATE_HEADERS,
@@ -190,8 +198,18 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer service_sk_…`' },
-          session: { type: 'apiKey', in: 'cookie', name: 'vox_session', description: 'The dashboard session (writes need Origin = PUBLIC_URL)' },
-          xiApiKey: { type: 'apiKey', in: 'header', name: 'xi-api-key', description: 'An API key in ElevenLabs’ header (the same keys as Bearer)' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'vox_session',
+            description: 'The dashboard session (writes need Origin = PUBLIC_URL)',
+          },
+          xiApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'xi-api-key',
+            description: 'An API key in ElevenLabs’ header (the same keys as Bearer)',
+          },
           streamToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The API key on the WebSocket address' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when set' },
         },
@@ -206,10 +224,16 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
       schema: {
         summary: 'This OpenAPI 3.1 document',
         tags: ['Operations'],
-        response: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } } },
+        response: {
+          200: {
+            description: 'OpenAPI 3.1 document',
+            content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+          },
+        },
       },
     },
-    async (_request, reply) => reply.header('Cache-Control', 'no-cache').type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+    async (_request, reply) =>
+      reply.header('Cache-Control', 'no-cache').type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
   );
 
   await app.register(swaggerUi, docsUiOptions());

@@ -24,7 +24,14 @@ export function rateLimitError(decision: RateDecision): AppError {
  * Counts a hit and throws the 429 when over; used by the hook and by handlers with their own keys.
  * `reply` is null where there are no headers to set (messages on an open WebSocket).
  */
-export async function enforce(app: FastifyInstance, reply: FastifyReply | null, key: string, limit: number, windowMs: number, policy: string): Promise<void> {
+export async function enforce(
+  app: FastifyInstance,
+  reply: FastifyReply | null,
+  key: string,
+  limit: number,
+  windowMs: number,
+  policy: string,
+): Promise<void> {
   const decision = await app.services.sharedState.hit(key, limit, windowMs);
   if (reply) setRateHeaders(reply, decision, windowMs, policy);
   if (!decision.allowed) {

@@ -41,15 +41,23 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const principal = principalOf(request.principal);
-      const created = await apiKeys.create({ userId: principal.userId, scopes: scopesOf(principal) }, request.body.name, request.body.scopes);
+      const created = await apiKeys.create(
+        { userId: principal.userId, scopes: scopesOf(principal) },
+        request.body.name,
+        request.body.scopes,
+      );
       reply.header('Cache-Control', 'no-store');
       return reply.status(201).send(created);
     },
   );
 
-  r.get('/api/auth/api-keys', { preHandler: keysScope, schema: { summary: 'List API keys', response: { 200: KeyList } } }, async (request) => {
-    return { keys: await apiKeys.list(principalOf(request.principal).userId) };
-  });
+  r.get(
+    '/api/auth/api-keys',
+    { preHandler: keysScope, schema: { summary: 'List API keys', response: { 200: KeyList } } },
+    async (request) => {
+      return { keys: await apiKeys.list(principalOf(request.principal).userId) };
+    },
+  );
 
   r.delete(
     '/api/auth/api-keys',

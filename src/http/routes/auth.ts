@@ -23,7 +23,13 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
   const withRole = async <U extends { id: string; email: string }>(user: U) => ({ ...user, operator: await operators.isOperator(user) });
 
   const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
-    reply.setCookie(sessionCookieName(app.config.secureCookies), value, { httpOnly: true, sameSite: 'lax', path: '/', secure: app.config.secureCookies, maxAge });
+    reply.setCookie(sessionCookieName(app.config.secureCookies), value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: app.config.secureCookies,
+      maxAge,
+    });
 
   r.post(
     '/api/auth/login',
@@ -88,9 +94,9 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-    const p = request.principal;
-    const user = p ? await users.findById(p.userId) : null;
-    return { user: user ? await withRole(user) : null };
+      const p = request.principal;
+      const user = p ? await users.findById(p.userId) : null;
+      return { user: user ? await withRole(user) : null };
     },
   );
 
@@ -105,12 +111,17 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-    const p = request.principal;
-    if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
-    checkOrigin(app, request);
-    await sessions.destroy(p.sessionIdHash);
-    reply.clearCookie(sessionCookieName(app.config.secureCookies), { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
-    return { message: 'Signed out' };
+      const p = request.principal;
+      if (!p || p.via !== 'session') throw new AppError('unauthorized', 'Not signed in');
+      checkOrigin(app, request);
+      await sessions.destroy(p.sessionIdHash);
+      reply.clearCookie(sessionCookieName(app.config.secureCookies), {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: app.config.secureCookies,
+      });
+      return { message: 'Signed out' };
     },
   );
 }

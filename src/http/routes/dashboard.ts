@@ -133,8 +133,16 @@ export async function dashboardRoutes(app: FastifyInstance, options: DashboardOp
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name === 'index.html') return reply.callNotFound();
       const file = resolve(root, name);
       if (!existsSync(file) || !statSync(file).isFile()) return reply.callNotFound();
-      const type = name.endsWith('.svg') ? 'image/svg+xml' : name.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-      return reply.header('Cache-Control', 'public, max-age=3600').header('X-Content-Type-Options', 'nosniff').type(type).send(readFileSync(file));
+      const type = name.endsWith('.svg')
+        ? 'image/svg+xml'
+        : name.endsWith('.txt')
+          ? 'text/plain; charset=utf-8'
+          : 'application/octet-stream';
+      return reply
+        .header('Cache-Control', 'public, max-age=3600')
+        .header('X-Content-Type-Options', 'nosniff')
+        .type(type)
+        .send(readFileSync(file));
     }
     return sendIndex(request, reply);
   });

@@ -13,7 +13,11 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 function thisMonth(now = new Date()): { since: string; until: string; nextResetUnix: number } {
   const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  return { since: first.toISOString().slice(0, 10), until: now.toISOString().slice(0, 10), nextResetUnix: Math.floor(next.getTime() / 1000) };
+  return {
+    since: first.toISOString().slice(0, 10),
+    until: now.toISOString().slice(0, 10),
+    nextResetUnix: Math.floor(next.getTime() / 1000),
+  };
 }
 
 /**
@@ -77,7 +81,11 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
     },
     async (request) => {
       const principal = request.principal as Principal;
-      const [sub, createdAt, preview] = await Promise.all([subscription(principal.userId), users.createdAt(principal.userId), keyPreview(principal)]);
+      const [sub, createdAt, preview] = await Promise.all([
+        subscription(principal.userId),
+        users.createdAt(principal.userId),
+        keyPreview(principal),
+      ]);
       return {
         user_id: principal.userId,
         workspace_id: principal.userId,

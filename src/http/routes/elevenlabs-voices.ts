@@ -49,7 +49,9 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
   r.get(
     '/v1/voices',
     { schema: { summary: 'List voices (ElevenLabs shape)', tags: [TAG], response: { 200: ElevenLabsVoiceList } } },
-    async (request) => ({ voices: (await voices.list({}, request.principal?.userId ?? null)).map((v) => toElevenLabsVoice(v, baseOf(request))) }),
+    async (request) => ({
+      voices: (await voices.list({}, request.principal?.userId ?? null)).map((v) => toElevenLabsVoice(v, baseOf(request))),
+    }),
   );
 
   r.get(
@@ -67,7 +69,8 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
     {
       schema: {
         summary: 'Search voices, paged (ElevenLabs shape)',
-        description: '`search` ranks by relevance as /api/voices/search does; without it, every voice. `category` is premade, cloned or generated.',
+        description:
+          '`search` ranks by relevance as /api/voices/search does; without it, every voice. `category` is premade, cloned or generated.',
         tags: [TAG],
         querystring: ElevenLabsVoiceSearchQuery,
         response: { 200: ElevenLabsVoicePage },
@@ -79,11 +82,14 @@ export async function elevenLabsVoiceRoutes(app: FastifyInstance): Promise<void>
       if (pageSize < 1 || pageSize > MAX_V2_PAGE_SIZE) throw new AppError('validation', `page_size must be 1 to ${MAX_V2_PAGE_SIZE}`);
       const viewer = request.principal?.userId ?? null;
       const q = search?.trim() ?? '';
-      if (q !== '' && !isValidSearchQuery(q)) throw new AppError('validation', `search must be at most ${MAX_SEARCH_QUERY_CHARS} characters of text`);
+      if (q !== '' && !isValidSearchQuery(q))
+        throw new AppError('validation', `search must be at most ${MAX_SEARCH_QUERY_CHARS} characters of text`);
       // The page token is the offset of the next page: the list is computed afresh for every page.
       const start = token === undefined ? 0 : /^\d{1,9}$/.test(token) ? Number(token) : -1;
       if (start < 0) throw new AppError('validation', 'next_page_token must be a token from a previous page');
-      const found = (q === '' ? await voices.list({}, viewer) : await voices.search(q, viewer)).map((v) => toElevenLabsVoice(v, baseOf(request)));
+      const found = (q === '' ? await voices.list({}, viewer) : await voices.search(q, viewer)).map((v) =>
+        toElevenLabsVoice(v, baseOf(request)),
+      );
       const matching = category === undefined ? found : found.filter((v) => v.category === category);
       const page = matching.slice(start, start + pageSize);
       const next = start + page.length;

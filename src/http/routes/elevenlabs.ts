@@ -26,7 +26,13 @@ interface SpeechRequestParts {
   body: ElevenLabsSpeechBody;
 }
 
-const schemaParts = { params: ElevenLabsVoiceParams, querystring: ElevenLabsSpeechQuery, body: ElevenLabsSpeechBody, tags: [TAG], security: SECURITY };
+const schemaParts = {
+  params: ElevenLabsVoiceParams,
+  querystring: ElevenLabsSpeechQuery,
+  body: ElevenLabsSpeechBody,
+  tags: [TAG],
+  security: SECURITY,
+};
 
 const ndjsonResponse = {
   description: 'Newline-delimited JSON: one {"audio_base64", "alignment", "normalized_alignment"} object per line',
@@ -69,7 +75,14 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
 
   r.post(
     '/v1/text-to-speech/:voice_id',
-    { ...speechRouteOptions, schema: { ...schemaParts, summary: 'Text to speech (ElevenLabs compatible)', response: { 200: audioResponse('The speech, in output_format') } } },
+    {
+      ...speechRouteOptions,
+      schema: {
+        ...schemaParts,
+        summary: 'Text to speech (ElevenLabs compatible)',
+        response: { 200: audioResponse('The speech, in output_format') },
+      },
+    },
     (request, reply) => audio(request, reply, true),
   );
 
@@ -77,7 +90,11 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
     '/v1/text-to-speech/:voice_id/stream',
     {
       ...speechRouteOptions,
-      schema: { ...schemaParts, summary: 'Text to speech, streamed (ElevenLabs compatible)', response: { 200: audioResponse('The speech, streamed as it is synthesized') } },
+      schema: {
+        ...schemaParts,
+        summary: 'Text to speech, streamed (ElevenLabs compatible)',
+        response: { 200: audioResponse('The speech, streamed as it is synthesized') },
+      },
     },
     (request, reply) => audio(request, reply, false),
   );

@@ -30,7 +30,10 @@ function userOf(request: { principal: { userId: string } | null }): string {
  */
 async function readUpload(request: FastifyRequest): Promise<void> {
   if (!request.isMultipart()) {
-    throw new AppError('unsupported_media_type', 'Send multipart/form-data with the fields audio (a file), name, language and (optional) transcript');
+    throw new AppError(
+      'unsupported_media_type',
+      'Send multipart/form-data with the fields audio (a file), name, language and (optional) transcript',
+    );
   }
   const body: Record<string, string | Uint8Array> = {};
   try {

@@ -53,9 +53,11 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       const checks = Object.fromEntries(results.map((r) => [r.name, r.ok ? 'ok' : 'failing']));
       const failing = results.filter((r) => !r.ok).map((r) => r.name);
       if (failing.length > 0) {
-        return reply
-          .status(503)
-          .send({ ...errorEnvelope(new AppError('unavailable', `Not ready: ${failing.join(', ')}`), request.id), status: 'unavailable', checks });
+        return reply.status(503).send({
+          ...errorEnvelope(new AppError('unavailable', `Not ready: ${failing.join(', ')}`), request.id),
+          status: 'unavailable',
+          checks,
+        });
       }
       return { status: 'ready', checks };
     },

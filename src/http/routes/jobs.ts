@@ -65,7 +65,10 @@ function uploadSource(fields: JobUploadFields, fileName: string): JobSource {
   const ext = /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
   const source = Object.hasOwn(JOB_UPLOAD_EXTENSIONS, ext) ? JOB_UPLOAD_EXTENSIONS[ext] : undefined;
   if (!source) {
-    throw new AppError('unsupported_media_type', `Cannot tell what "${fileName.slice(0, 100)}" is: upload a .txt, .md, .html, .ssml or .epub file, or set text_type`);
+    throw new AppError(
+      'unsupported_media_type',
+      `Cannot tell what "${fileName.slice(0, 100)}" is: upload a .txt, .md, .html, .ssml or .epub file, or set text_type`,
+    );
   }
   return source;
 }
@@ -87,8 +90,17 @@ function byteRange(header: string | undefined, length: number): { start: number;
   return { start, end };
 }
 
-async function sendJobAudio(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, id: string, audio: JobAudio): Promise<FastifyReply> {
-  const etag = `"${audio.segments.map((s) => s.attempt).join('.').slice(0, 64)}-${audio.length}"`;
+async function sendJobAudio(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  audio: JobAudio,
+): Promise<FastifyReply> {
+  const etag = `"${audio.segments
+    .map((s) => s.attempt)
+    .join('.')
+    .slice(0, 64)}-${audio.length}"`;
   const ifRange = request.headers['if-range'];
   const range = ifRange !== undefined && ifRange !== etag ? null : byteRange(request.headers.range, audio.length);
   reply
@@ -113,7 +125,10 @@ function userOf(request: FastifyRequest): string {
 }
 
 const audioResponses = {
-  200: { description: 'The audio (Range requests answer 206 with Content-Range)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+  200: {
+    description: 'The audio (Range requests answer 206 with Content-Range)',
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  },
   206: { description: 'The requested bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
 };
 
@@ -125,7 +140,15 @@ const audioResponses = {
 export async function jobRoutes(app: FastifyInstance): Promise<void> {
   const { maxUploadBytes, maxChars } = app.config.jobs;
   await app.register(multipart, {
-    limits: { fileSize: maxUploadBytes, files: 1, fields: MULTIPART_FIELDS, fieldSize: FIELD_BYTES, fieldNameSize: 100, parts: MULTIPART_FIELDS + 2, headerPairs: 50 },
+    limits: {
+      fileSize: maxUploadBytes,
+      files: 1,
+      fields: MULTIPART_FIELDS,
+      fieldSize: FIELD_BYTES,
+      fieldNameSize: 100,
+      parts: MULTIPART_FIELDS + 2,
+      headerPairs: 50,
+    },
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const jobs = app.services.jobs;
@@ -151,7 +174,8 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      if (request.body === undefined || request.body === null) throw new AppError('validation', 'Send the document as JSON {text} or as a multipart upload in the field file');
+      if (request.body === undefined || request.body === null)
+        throw new AppError('validation', 'Send the document as JSON {text} or as a multipart upload in the field file');
       const caller = speechCaller(request.principal);
       let job;
       if (request.isMultipart()) {
@@ -165,7 +189,10 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
           voiceId: body.voice_id,
           speed: body.speed === undefined ? undefined : Number(body.speed),
           format: body.format,
-          lexicons: body.lexicons?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+          lexicons: body.lexicons
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
           title: body.title,
           author: body.author,
         });
@@ -195,7 +222,15 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
 
   r.get(
     '/v1/jobs/:id',
-    { ...jobRoute, schema: { summary: 'Get a job', description: 'Its status, progress, chapters (with their progress and, once done, their audio).', params: JobParams, response: { 200: Job } } },
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'Get a job',
+        description: 'Its status, progress, chapters (with their progress and, once done, their audio).',
+        params: JobParams,
+        response: { 200: Job },
+      },
+    },
     async (request) => jobs.get(userOf(request), request.params.id),
   );
 
@@ -203,11 +238,23 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
     '/v1/jobs/:id/chapters',
     {
       ...jobRoute,
-      schema: { summary: 'The chapter index', description: 'Titles, lengths and start times in the whole book (start times once the book is done).', params: JobParams, response: { 200: ChapterIndex } },
+      schema: {
+        summary: 'The chapter index',
+        description: 'Titles, lengths and start times in the whole book (start times once the book is done).',
+        params: JobParams,
+        response: { 200: ChapterIndex },
+      },
     },
     async (request) => {
       const job = await jobs.get(userOf(request), request.params.id);
-      return { id: job.id, title: job.title, author: job.author, format: job.format, duration_seconds: job.duration_seconds, chapters: job.chapters };
+      return {
+        id: job.id,
+        title: job.title,
+        author: job.author,
+        format: job.format,
+        duration_seconds: job.duration_seconds,
+        chapters: job.chapters,
+      };
     },
   );
 
@@ -252,14 +299,20 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
         response: audioResponses,
       },
     },
-    async (request, reply) => sendJobAudio(app, request, reply, request.params.id, await jobs.bookAudio(userOf(request), request.params.id)),
+    async (request, reply) =>
+      sendJobAudio(app, request, reply, request.params.id, await jobs.bookAudio(userOf(request), request.params.id)),
   );
 
   r.get(
     '/v1/jobs/:id/chapters/:n/audio',
     {
       ...jobRoute,
-      schema: { summary: 'One chapter’s audio', description: 'As soon as the chapter is done (409 before), in the job’s format. Supports Range.', params: ChapterParams, response: audioResponses },
+      schema: {
+        summary: 'One chapter’s audio',
+        description: 'As soon as the chapter is done (409 before), in the job’s format. Supports Range.',
+        params: ChapterParams,
+        response: audioResponses,
+      },
     },
     async (request, reply) => {
       const { id, n } = request.params;
@@ -269,7 +322,15 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
 
   r.delete(
     '/v1/jobs/:id',
-    { ...jobRoute, schema: { summary: 'Cancel and delete a job', description: 'Stops its work on every node and deletes it with its audio.', params: JobParams, response: { 200: JobDeleted } } },
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'Cancel and delete a job',
+        description: 'Stops its work on every node and deletes it with its audio.',
+        params: JobParams,
+        response: { 200: JobDeleted },
+      },
+    },
     async (request) => {
       await jobs.delete(userOf(request), request.params.id);
       return { id: request.params.id, deleted: true as const };

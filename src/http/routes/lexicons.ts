@@ -37,7 +37,14 @@ export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
 
   r.get(
     '/api/lexicons',
-    { ...common, schema: { summary: 'List your lexicons', description: 'Names, rule counts and which one is the default, by name.', response: { 200: LexiconList } } },
+    {
+      ...common,
+      schema: {
+        summary: 'List your lexicons',
+        description: 'Names, rule counts and which one is the default, by name.',
+        response: { 200: LexiconList },
+      },
+    },
     async (request) => ({ lexicons: await lexicons.list(owner(request.principal)) }),
   );
 
@@ -63,7 +70,10 @@ export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
 
   r.get(
     '/api/lexicons/:name',
-    { ...common, schema: { summary: 'Get one lexicon', description: 'With all its rules.', params: LexiconParams, response: { 200: LexiconResponse } } },
+    {
+      ...common,
+      schema: { summary: 'Get one lexicon', description: 'With all its rules.', params: LexiconParams, response: { 200: LexiconResponse } },
+    },
     async (request) => ({ lexicon: await lexicons.get(owner(request.principal), request.params.name) }),
   );
 
@@ -91,7 +101,8 @@ export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
       ...common,
       schema: {
         summary: 'Rename a lexicon or make it the default',
-        description: '`{"default": true}` makes it the account default (used when a request names no lexicon); the previous default stops being one.',
+        description:
+          '`{"default": true}` makes it the account default (used when a request names no lexicon); the previous default stops being one.',
         params: LexiconParams,
         body: UpdateLexiconBody,
         response: { 200: LexiconResponse },
@@ -122,14 +133,17 @@ export async function lexiconRoutes(app: FastifyInstance): Promise<void> {
           `preferred \`<alias>\` or \`<phoneme>\` (alphabet ipa or x-sampa, from the phoneme or the \`<lexicon>\`). XML that is not ` +
           'well-formed or not PLS is 400 `invalid_pls`, naming the line and column.',
         params: LexiconParams,
-        body: { content: Object.fromEntries(PLS_CONTENT_TYPES.map((t) => [t, { schema: Type.String({ description: 'The PLS document' }) }])) },
+        body: {
+          content: Object.fromEntries(PLS_CONTENT_TYPES.map((t) => [t, { schema: Type.String({ description: 'The PLS document' }) }])),
+        },
         response: { 200: LexiconResponse, 201: LexiconResponse },
       },
     },
     async (request, reply: FastifyReply) => {
       const xml = request.body;
       const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (typeof xml !== 'string' || !(PLS_CONTENT_TYPES as readonly string[]).includes(type)) throw new AppError('unsupported_media_type', `Send the PLS document as ${PLS_CONTENT_TYPES.join(', ')}`);
+      if (typeof xml !== 'string' || !(PLS_CONTENT_TYPES as readonly string[]).includes(type))
+        throw new AppError('unsupported_media_type', `Send the PLS document as ${PLS_CONTENT_TYPES.join(', ')}`);
       // A body schema per content type leaves the params untyped; the schema above still validated them.
       const { name } = request.params as LexiconParams;
       const { lexicon, created } = await lexicons.importPls(owner(request.principal), name, xml);

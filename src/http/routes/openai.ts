@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { DEFAULT_SPEECH_FORMAT, OPENAI_VOICE_NAMES, OpenAiSpeechBody, SPEECH_FORMATS, type OpenAiSpeechEvent } from '../../schemas/speech.ts';
+import {
+  DEFAULT_SPEECH_FORMAT,
+  OPENAI_VOICE_NAMES,
+  OpenAiSpeechBody,
+  SPEECH_FORMATS,
+  type OpenAiSpeechEvent,
+} from '../../schemas/speech.ts';
 import type { Speech } from '../../speech/speech-service.ts';
 import { Type } from '@sinclair/typebox';
 import { AudioModelList, AudioVoiceList, ModelParams, OPENAI_SPEECH_MODELS, OpenAiModel, OpenAiModelList } from '../../schemas/openai.ts';
@@ -29,7 +35,10 @@ function withEventStream(response: Record<string, unknown>): Record<string, unkn
     content: {
       ...content,
       'text/event-stream': {
-        schema: { type: 'string', description: 'data: {"type":"speech.audio.delta","audio":"<base64>"} … data: {"type":"speech.audio.done","usage":{…}}' },
+        schema: {
+          type: 'string',
+          description: 'data: {"type":"speech.audio.delta","audio":"<base64>"} … data: {"type":"speech.audio.done","usage":{…}}',
+        },
       },
     },
   };
@@ -154,7 +163,9 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const all = await voices.list({}, request.principal?.userId ?? null, { languages: acceptedLanguages(request.headers['accept-language']) });
+      const all = await voices.list({}, request.principal?.userId ?? null, {
+        languages: acceptedLanguages(request.headers['accept-language']),
+      });
       const labels = voiceLabels(all);
       const named = OPENAI_VOICE_NAMES.map((name) => {
         const id = speech.chooseOpenAiVoice('tts-1', name).voiceId;
@@ -183,7 +194,8 @@ export async function openaiRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const body = request.body;
       const format = body.response_format ?? DEFAULT_SPEECH_FORMAT;
-      if (format === 'aac') throw new AppError('validation', `response_format aac is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`);
+      if (format === 'aac')
+        throw new AppError('validation', `response_format aac is not supported; use one of: ${SPEECH_FORMATS.join(', ')}`);
       const choice = speech.chooseOpenAiVoice(body.model, body.voice);
       const sse = body.stream_format === 'sse';
       const signal = hangUpSignal(reply);

@@ -23,7 +23,11 @@ export async function phonemizeRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { text, voice_id, lexicons } = request.body;
-      const r = await app.services.speech.phonemize(speechCaller(request.principal), { text, voiceId: voice_id, lexicons }, hangUpSignal(reply));
+      const r = await app.services.speech.phonemize(
+        speechCaller(request.principal),
+        { text, voiceId: voice_id, lexicons },
+        hangUpSignal(reply),
+      );
       return { voice_id: r.voiceId, engine: r.engine, alphabet: r.alphabet, normalized: r.normalized, words: r.words };
     },
   );

@@ -33,7 +33,10 @@ export async function sdkRoutes(app: FastifyInstance, options: { path?: string }
       const etag = `"${modified.getTime().toString(36)}"`;
       reply.header('Cache-Control', 'no-cache').header('ETag', etag).header('Last-Modified', modified.toUTCString());
       if (request.headers['if-none-match'] === etag) return reply.status(304).send();
-      return reply.type('application/gzip').header('Content-Disposition', 'attachment; filename="voxsmith-client.tgz"').send(readFileSync(path));
+      return reply
+        .type('application/gzip')
+        .header('Content-Disposition', 'attachment; filename="voxsmith-client.tgz"')
+        .send(readFileSync(path));
     },
   );
 }

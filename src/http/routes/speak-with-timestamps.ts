@@ -21,7 +21,16 @@ export async function speakWithTimestampsRoutes(app: FastifyInstance): Promise<v
     const { text, text_type, voice_id, speed, format, sample_rate } = body;
     return app.services.speech.speak(
       speechCaller(principal),
-      { text, textType: text_type, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, sampleRate: sample_rate, door: 'timestamps', download },
+      {
+        text,
+        textType: text_type,
+        voiceId: voice_id,
+        speed,
+        format: format ?? DEFAULT_SPEECH_FORMAT,
+        sampleRate: sample_rate,
+        door: 'timestamps',
+        download,
+      },
       signal,
     );
   };
@@ -93,7 +102,13 @@ export async function speakWithTimestampsRoutes(app: FastifyInstance): Promise<v
           yield line({ type: 'error', error: err.message, code: err.code });
           return;
         }
-        yield line({ type: 'done', format: speech.format, sample_rate: speech.info.sampleRate, voice_id: speech.voiceId, duration: Math.round(duration * 1000) / 1000 });
+        yield line({
+          type: 'done',
+          format: speech.format,
+          sample_rate: speech.info.sampleRate,
+          voice_id: speech.voiceId,
+          duration: Math.round(duration * 1000) / 1000,
+        });
       }
       reply.type('application/x-ndjson').header('X-Voice-Id', speech.voiceId).header('Cache-Control', 'no-store');
       return sendStreamed(request, reply, signal, events());

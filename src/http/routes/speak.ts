@@ -31,7 +31,17 @@ export async function speakRoutes(app: FastifyInstance): Promise<void> {
       const signal = hangUpSignal(reply);
       const speech = await app.services.speech.speak(
         speechCaller(request.principal),
-        { text, textType: text_type, voiceId: voice_id, speed, format: format ?? DEFAULT_SPEECH_FORMAT, sampleRate: sample_rate, door: 'speak', download: true, lexicons },
+        {
+          text,
+          textType: text_type,
+          voiceId: voice_id,
+          speed,
+          format: format ?? DEFAULT_SPEECH_FORMAT,
+          sampleRate: sample_rate,
+          door: 'speak',
+          download: true,
+          lexicons,
+        },
         signal,
       );
       return sendAudio(request, reply, signal, speech);

@@ -7,11 +7,15 @@ import { OpenStreams } from '../stream/open-streams.ts';
 import { STREAM_SAMPLE_RATE } from '../../schemas/speech.ts';
 import { ClientMessage, MAX_FRAME_BYTES, ServerMessage, STREAM_SUBPROTOCOL } from '../../schemas/stream.ts';
 
-
 /** A key offered as a WebSocket subprotocol (`new WebSocket(url, ['voxsmith.v1', key])`). */
 function keyFromProtocols(header: string | undefined): string | null {
   if (!header) return null;
-  return header.split(',').map((p) => p.trim()).find((p) => p.startsWith('service_sk_')) ?? null;
+  return (
+    header
+      .split(',')
+      .map((p) => p.trim())
+      .find((p) => p.startsWith('service_sk_')) ?? null
+  );
 }
 
 /**
@@ -44,14 +48,20 @@ export async function streamRoutes(app: FastifyInstance, options: { limits?: Par
   app.get('/v1/ws/stream', { websocket: true, preHandler: authenticate, schema: STREAM_DOC }, (socket, request) => {
     const principal = request.principal;
     if (!principal) return socket.close(1008, 'unauthenticated');
-    const connection = new StreamConnection(app, socket, principal, request.ip, request.log, { ...DEFAULT_STREAM_LIMITS, ...options.limits });
+    const connection = new StreamConnection(app, socket, principal, request.ip, request.log, {
+      ...DEFAULT_STREAM_LIMITS,
+      ...options.limits,
+    });
     const remove = open.add({
       keyId: principal.via === 'key' ? principal.keyId : null,
       sessionIdHash: principal.via === 'session' ? principal.sessionIdHash : null,
       close: (code, reason) => connection.close(code, reason),
       // The database is the truth when the broadcast may have dropped a revocation (Redis was away).
       recheck: () => {
-        const stillValid = principal.via === 'key' ? app.services.apiKeys.isActive(principal.keyId) : app.services.sessions.isActive(principal.sessionIdHash);
+        const stillValid =
+          principal.via === 'key'
+            ? app.services.apiKeys.isActive(principal.keyId)
+            : app.services.sessions.isActive(principal.sessionIdHash);
         stillValid.then(
           (ok) => ok || connection.close(1008, principal.via === 'key' ? 'API key revoked' : 'session ended'),
           (err: unknown) => request.log.warn({ err }, 'could not re-check a stream credential'),

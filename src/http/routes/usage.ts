@@ -55,7 +55,10 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
           .header('content-disposition', `attachment; filename="voxsmith-usage-${range.since}-to-${range.until}.csv"`)
           .send(usageCsv(rows));
       }
-      const [user, report] = await Promise.all([app.services.users.findById(principal.userId), app.services.usage.report(principal.userId, range)]);
+      const [user, report] = await Promise.all([
+        app.services.users.findById(principal.userId),
+        app.services.usage.report(principal.userId, range),
+      ]);
       return reply.type('application/json; charset=utf-8').send({ plan: user?.plan ?? 'free', ...report });
     },
   );

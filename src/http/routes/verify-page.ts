@@ -122,7 +122,10 @@ export async function verifyPageRoute(app: FastifyInstance): Promise<void> {
   app.get('/verify', { schema }, async (_request, reply) => {
     const nonce = randomBytes(16).toString('base64');
     return reply
-      .header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`)
+      .header(
+        'Content-Security-Policy',
+        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      )
       .header('Referrer-Policy', 'no-referrer')
       .header('Cache-Control', 'no-store')
       .type('text/html; charset=utf-8')

@@ -67,7 +67,8 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
       preHandler: requireOperator,
       schema: {
         summary: 'List installable natural voices',
-        description: 'Operator only. Piper’s catalogue (VOICES_CATALOG_URL) and the Kokoro v1.0 bundles, by language, quality or engine. 503 `catalog_unavailable` when the catalogue cannot be read.',
+        description:
+          'Operator only. Piper’s catalogue (VOICES_CATALOG_URL) and the Kokoro v1.0 bundles, by language, quality or engine. 503 `catalog_unavailable` when the catalogue cannot be read.',
         tags,
         security,
         querystring: CatalogQuery,
@@ -76,7 +77,8 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { language, quality, engine } = request.query;
-      if (language && !isValidLanguageQuery(language)) throw new AppError('validation', 'language must be a BCP 47 language tag such as "en" or "de-DE"');
+      if (language && !isValidLanguageQuery(language))
+        throw new AppError('validation', 'language must be a BCP 47 language tag such as "en" or "de-DE"');
       const installed = new Set((await voiceInstalls.installed()).map((v) => v.name));
       const found = filterCatalog(await catalogOrFail(), { language, quality, engine });
       return {
@@ -100,7 +102,13 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
     '/api/admin/voices/installed',
     {
       preHandler: requireOperator,
-      schema: { summary: 'List installed natural voices', description: 'Operator only. What VOICES_DIR holds, with the voice ids each adds.', tags, security, response: { 200: InstalledList } },
+      schema: {
+        summary: 'List installed natural voices',
+        description: 'Operator only. What VOICES_DIR holds, with the voice ids each adds.',
+        tags,
+        security,
+        response: { 200: InstalledList },
+      },
     },
     async () => {
       const catalog = voicesDir.catalog();
@@ -118,7 +126,13 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
     '/api/admin/voices/installs',
     {
       preHandler: requireOperator,
-      schema: { summary: 'Installs in progress', description: 'Operator only. Poll it for a progress bar.', tags, security, response: { 200: InstallList } },
+      schema: {
+        summary: 'Installs in progress',
+        description: 'Operator only. Poll it for a progress bar.',
+        tags,
+        security,
+        response: { 200: InstallList },
+      },
     },
     async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');

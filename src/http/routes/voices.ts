@@ -28,7 +28,9 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const parsed = parseVoiceFilter(request.query);
       if (!parsed.ok) throw new AppError('validation', parsed.error);
-      const list = await voices.list(parsed.filter, request.principal?.userId ?? null, { languages: acceptedLanguages(request.headers['accept-language']) });
+      const list = await voices.list(parsed.filter, request.principal?.userId ?? null, {
+        languages: acceptedLanguages(request.headers['accept-language']),
+      });
       return { voices: list.map(toPublicVoice) };
     },
   );
@@ -45,7 +47,8 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { q } = request.query;
-      if (q === undefined || q.trim() === '') throw new AppError('validation', 'q is required: free-text keywords such as "british female"');
+      if (q === undefined || q.trim() === '')
+        throw new AppError('validation', 'q is required: free-text keywords such as "british female"');
       if (!isValidSearchQuery(q)) throw new AppError('validation', `q must be at most ${MAX_SEARCH_QUERY_CHARS} characters of text`);
       const limit = request.query.limit === undefined ? undefined : Math.min(MAX_VOICE_SEARCH_LIMIT, Number(request.query.limit));
       const found = await voices.search(q, request.principal?.userId ?? null, limit);

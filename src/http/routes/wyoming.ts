@@ -62,7 +62,8 @@ export async function wyomingRoutes(app: FastifyInstance): Promise<void> {
       preHandler: requireScope('keys'),
       schema: {
         summary: 'Wyoming status',
-        description: 'Where the Wyoming server listens (the Host and Port to enter in Home Assistant), which key it bills, and the last requests it served.',
+        description:
+          'Where the Wyoming server listens (the Host and Port to enter in Home Assistant), which key it bills, and the last requests it served.',
         tags: [TAG],
         response: { 200: WyomingStatus },
       },
@@ -98,14 +99,16 @@ export async function wyomingRoutes(app: FastifyInstance): Promise<void> {
       preHandler: requireScope('keys'),
       schema: {
         summary: 'Disconnect Wyoming',
-        description: 'Wyoming then answers `describe` but refuses synthesis until a key is connected again. Only the connected key’s owner may.',
+        description:
+          'Wyoming then answers `describe` but refuses synthesis until a key is connected again. Only the connected key’s owner may.',
         tags: [TAG],
         response: { 200: WyomingStatus },
       },
     },
     async (request) => {
       const userId = userIdOf(request.principal);
-      if (!(await link.disconnect(userId))) throw new AppError('forbidden', 'Wyoming bills a key of another account; only its owner may disconnect it');
+      if (!(await link.disconnect(userId)))
+        throw new AppError('forbidden', 'Wyoming bills a key of another account; only its owner may disconnect it');
       return status(userId);
     },
   );

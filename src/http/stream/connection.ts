@@ -157,22 +157,25 @@ export class StreamConnection {
     if (this.backpressure || this.socket.bufferedAmount <= maxBufferedBytes) return;
     let last = this.socket.bufferedAmount;
     let progressAt = Date.now();
-    this.backpressure = setInterval(() => {
-      const buffered = this.socket.bufferedAmount;
-      if (buffered <= maxBufferedBytes) {
-        clearInterval(this.backpressure);
-        this.backpressure = undefined;
-        if (this.socket.isPaused) this.socket.resume();
-        return;
-      }
-      if (buffered < last) progressAt = Date.now();
-      last = buffered;
-      if (Date.now() - progressAt > stallTimeoutMs) {
-        this.log.info({ buffered }, 'stream client takes none of its replies; dropping it');
-        this.socket.terminate();
-        this.shutdown();
-      }
-    }, Math.min(100, stallTimeoutMs));
+    this.backpressure = setInterval(
+      () => {
+        const buffered = this.socket.bufferedAmount;
+        if (buffered <= maxBufferedBytes) {
+          clearInterval(this.backpressure);
+          this.backpressure = undefined;
+          if (this.socket.isPaused) this.socket.resume();
+          return;
+        }
+        if (buffered < last) progressAt = Date.now();
+        last = buffered;
+        if (Date.now() - progressAt > stallTimeoutMs) {
+          this.log.info({ buffered }, 'stream client takes none of its replies; dropping it');
+          this.socket.terminate();
+          this.shutdown();
+        }
+      },
+      Math.min(100, stallTimeoutMs),
+    );
     this.backpressure.unref();
   }
 
@@ -203,7 +206,12 @@ export class StreamConnection {
     const id = message.id;
     if (this.queue.filter((j) => j.kind === 'request').length >= this.limits.maxQueued) {
       this.app.services.metrics.rateLimited('stream-queue');
-      return this.send({ type: 'error', error: `at most ${this.limits.maxQueued} requests may wait on one connection`, code: 'rate_limited', ...(id ? { id } : {}) });
+      return this.send({
+        type: 'error',
+        error: `at most ${this.limits.maxQueued} requests may wait on one connection`,
+        code: 'rate_limited',
+        ...(id ? { id } : {}),
+      });
     }
     this.enqueue({ kind: 'request', id, message, abort: new AbortController() });
   }
@@ -222,13 +230,19 @@ export class StreamConnection {
     try {
       let context = this.contexts.get(contextId);
       if (context?.ending) {
-        throw new AppError('validation', `context "${contextId}" has had its last piece (continue: false); wait for its done or use a new context_id`);
+        throw new AppError(
+          'validation',
+          `context "${contextId}" has had its last piece (continue: false); wait for its done or use a new context_id`,
+        );
       }
       context?.checkSameVoice(message);
       const opening = context === undefined;
       if (!context) {
         if (this.contexts.size >= this.limits.maxContexts) {
-          throw new AppError('rate_limited', `at most ${this.limits.maxContexts} contexts may be open on one connection; end one (continue: false) or cancel it`);
+          throw new AppError(
+            'rate_limited',
+            `at most ${this.limits.maxContexts} contexts may be open on one connection; end one (continue: false) or cancel it`,
+          );
         }
         context = new InputContext(contextId, message, {
           speech: this.app.services.speech,
@@ -353,8 +367,12 @@ export class StreamConnection {
   private sendAudio(chunk: SpeechChunk, ref: MessageRef, shift?: { seconds: number; offset: number }): number {
     const samples = chunk.bytes.length / STREAM_BYTES_PER_SAMPLE;
     if (samples > 0) {
-      const words = chunk.words && chunk.words.length > 0 ? { words: shift ? shiftWords(chunk.words, shift.seconds, shift.offset) : chunk.words } : {};
-      const marks = chunk.marks && chunk.marks.length > 0 ? { marks: shift ? chunk.marks.map((m) => ({ ...m, time: round3(m.time + shift.seconds) })) : chunk.marks } : {};
+      const words =
+        chunk.words && chunk.words.length > 0 ? { words: shift ? shiftWords(chunk.words, shift.seconds, shift.offset) : chunk.words } : {};
+      const marks =
+        chunk.marks && chunk.marks.length > 0
+          ? { marks: shift ? chunk.marks.map((m) => ({ ...m, time: round3(m.time + shift.seconds) })) : chunk.marks }
+          : {};
       this.send({ type: 'audio', audio: base64(chunk), ...ref, ...words, ...marks });
     }
     return samples;

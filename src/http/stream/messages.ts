@@ -24,7 +24,8 @@ export interface MessageRef {
  * message with bad fields (`validation`, as for an HTTP body). `id` and `context_id` are echoed when the frame
  * carried usable ones.
  */
-export type ParsedMessage = { ok: true; message: ClientMessage } | ({ ok: false; error: string; code: 'bad_request' | 'validation' } & MessageRef);
+export type ParsedMessage =
+  { ok: true; message: ClientMessage } | ({ ok: false; error: string; code: 'bad_request' | 'validation' } & MessageRef);
 
 const checks = {
   synthesize: TypeCompiler.Compile(SynthesizeMessage),
@@ -46,15 +47,27 @@ export function parseClientMessage(data: string): ParsedMessage {
   } catch {
     return { ok: false, error: 'message is not valid JSON', code: 'bad_request' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'message must be a JSON object', code: 'bad_request' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: 'message must be a JSON object', code: 'bad_request' };
   const { id, context_id: contextId, type } = value as Record<string, unknown>;
-  if (id !== undefined && !checkId.Check(id)) return { ok: false, error: `id must be a string of 1 to ${MAX_MESSAGE_ID_CHARS} characters`, code: 'bad_request' };
+  if (id !== undefined && !checkId.Check(id))
+    return { ok: false, error: `id must be a string of 1 to ${MAX_MESSAGE_ID_CHARS} characters`, code: 'bad_request' };
   if (contextId !== undefined && !checkContextId.Check(contextId)) {
-    return { ok: false, error: `context_id must be a string of 1 to ${MAX_CONTEXT_ID_CHARS} characters`, code: 'bad_request', ...(id !== undefined ? { id } : {}) };
+    return {
+      ok: false,
+      error: `context_id must be a string of 1 to ${MAX_CONTEXT_ID_CHARS} characters`,
+      code: 'bad_request',
+      ...(id !== undefined ? { id } : {}),
+    };
   }
   const ref: MessageRef = { ...(id !== undefined ? { id } : {}), ...(contextId !== undefined ? { context_id: contextId } : {}) };
   if (!isClientType(type)) {
-    return { ok: false, error: `unknown message type ${JSON.stringify(type ?? null)}; expected one of: ${CLIENT_MESSAGE_TYPES.join(', ')}`, code: 'bad_request', ...ref };
+    return {
+      ok: false,
+      error: `unknown message type ${JSON.stringify(type ?? null)}; expected one of: ${CLIENT_MESSAGE_TYPES.join(', ')}`,
+      code: 'bad_request',
+      ...ref,
+    };
   }
   const check = checks[type];
   if (!check.Check(value)) {

@@ -101,10 +101,16 @@ function unzip(bytes: Uint8Array, maxBytes: number): Unzipped {
       },
     });
   } catch (err) {
-    throw new DocumentError('invalid_document', `The EPUB is not a valid zip archive (${err instanceof Error ? err.message : String(err)})`);
+    throw new DocumentError(
+      'invalid_document',
+      `The EPUB is not a valid zip archive (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   if (tooLarge) {
-    throw new DocumentError('document_too_large', `The EPUB would unpack to more than ${Math.round(maxBytes / 1048576)} MiB (or holds over ${MAX_ENTRIES} files); it was not unpacked`);
+    throw new DocumentError(
+      'document_too_large',
+      `The EPUB would unpack to more than ${Math.round(maxBytes / 1048576)} MiB (or holds over ${MAX_ENTRIES} files); it was not unpacked`,
+    );
   }
   return files;
 }
@@ -148,7 +154,8 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
   const container = files['META-INF/container.xml'];
   if (!container) throw new DocumentError('invalid_document', 'Not an EPUB: META-INF/container.xml is missing');
   const rootfile = find(xmlTree(decoder.decode(container)), 'rootfile')?.attribs['full-path'];
-  if (!rootfile || !files[rootfile]) throw new DocumentError('invalid_document', 'Not an EPUB: the package document named in container.xml is missing');
+  if (!rootfile || !files[rootfile])
+    throw new DocumentError('invalid_document', 'Not an EPUB: the package document named in container.xml is missing');
   const opf = xmlTree(decoder.decode(files[rootfile]));
   const metadata = find(opf, 'metadata');
   const title = metadata ? clean(find(metadata, 'title')?.text ?? '') || null : null;
@@ -157,7 +164,11 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
   const manifest = new Map<string, { path: string; type: string; properties: string }>();
   for (const item of findAll(opf, 'item')) {
     if (!item.attribs.id || !item.attribs.href) continue;
-    manifest.set(item.attribs.id, { path: resolvePath(rootfile, item.attribs.href).path, type: item.attribs['media-type'] ?? '', properties: item.attribs.properties ?? '' });
+    manifest.set(item.attribs.id, {
+      path: resolvePath(rootfile, item.attribs.href).path,
+      type: item.attribs['media-type'] ?? '',
+      properties: item.attribs.properties ?? '',
+    });
   }
   const spineEl = find(opf, 'spine');
   if (!spineEl) throw new DocumentError('invalid_document', 'Not an EPUB: the package document has no spine');
@@ -166,7 +177,10 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
   const spine = findAll(spineEl, 'itemref')
     .filter((r) => r.attribs.linear !== 'no')
     .map((r) => manifest.get(r.attribs.idref ?? ''))
-    .filter((m): m is { path: string; type: string; properties: string } => m !== undefined && m.path !== nav?.path && /html|xml/.test(m.type) && files[m.path] !== undefined);
+    .filter(
+      (m): m is { path: string; type: string; properties: string } =>
+        m !== undefined && m.path !== nav?.path && /html|xml/.test(m.type) && files[m.path] !== undefined,
+    );
   if (spine.length === 0) throw new DocumentError('invalid_document', 'The EPUB has no readable documents in its spine');
 
   let toc = nav ? navEntries(files, nav.path) : [];
@@ -193,7 +207,11 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
     if (toc.length === 0) {
       // No table of contents: each document is a chapter, named by its first heading.
       const paragraphs = doc.blocks.map((b) => b.text);
-      if (paragraphs.length > 0) chapters.push({ title: doc.blocks.find((b) => b.heading > 0)?.text.replace(/\n/g, ' ') ?? doc.title ?? `Chapter ${chapters.length + 1}`, paragraphs });
+      if (paragraphs.length > 0)
+        chapters.push({
+          title: doc.blocks.find((b) => b.heading > 0)?.text.replace(/\n/g, ' ') ?? doc.title ?? `Chapter ${chapters.length + 1}`,
+          paragraphs,
+        });
       continue;
     }
     // Where in this document each entry that points into it starts (a whole-document entry at its start).

@@ -1,7 +1,10 @@
 import type { ErrorCode } from '../../schemas/errors.ts';
 
 /** The codes a document can be refused with (they cross from the parsing thread as plain data). */
-export type DocumentErrorCode = Extract<ErrorCode, 'invalid_document' | 'document_too_large' | 'ssml_invalid' | 'text_too_long' | 'validation'>;
+export type DocumentErrorCode = Extract<
+  ErrorCode,
+  'invalid_document' | 'document_too_large' | 'ssml_invalid' | 'text_too_long' | 'validation'
+>;
 
 /** A document that cannot become a job, for a reason the client must hear (a 4xx). */
 export class DocumentError extends Error {

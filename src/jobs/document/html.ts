@@ -5,13 +5,68 @@ import { tidy, type Block } from './blocks.ts';
 
 /** Elements whose text is a paragraph of its own (its start and end break the flow). */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'li',
-  'main', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'li',
+  'main',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 
 /** Elements whose text is never read: code and styling, navigation, and what has no words. */
-const SKIP = new Set(['script', 'style', 'head', 'nav', 'noscript', 'template', 'svg', 'math', 'object', 'iframe', 'button', 'select', 'textarea', 'rt', 'rp']);
+const SKIP = new Set([
+  'script',
+  'style',
+  'head',
+  'nav',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'object',
+  'iframe',
+  'button',
+  'select',
+  'textarea',
+  'rt',
+  'rp',
+]);
 
 /** EPUB structural semantics of notes and page markers: a listener would hear stray numbers. */
 const SKIP_EPUB_TYPES = /\b(footnote|endnote|rearnote|noteref|pagebreak|toc|landmarks|page-list)\b/;
@@ -45,7 +100,11 @@ export function htmlText(html: string): HtmlText {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        const skip = SKIP.has(name) || attribs.hidden !== undefined || attribs['aria-hidden'] === 'true' || SKIP_EPUB_TYPES.test(attribs['epub:type'] ?? '');
+        const skip =
+          SKIP.has(name) ||
+          attribs.hidden !== undefined ||
+          attribs['aria-hidden'] === 'true' ||
+          SKIP_EPUB_TYPES.test(attribs['epub:type'] ?? '');
         stack.push({ name, skip });
         if (name === 'title' && skipDepth <= 1 && stack.some((e) => e.name === 'head')) inTitle = true;
         if (skip) skipDepth++;

@@ -16,7 +16,9 @@ function inline(tokens: readonly Token[] | undefined): string {
         out += (t as Tokens.Image).text;
         break;
       case 'html':
-        out += htmlText(t.raw).blocks.map((b) => b.text).join(' ');
+        out += htmlText(t.raw)
+          .blocks.map((b) => b.text)
+          .join(' ');
         break;
       case 'codespan':
       case 'escape':

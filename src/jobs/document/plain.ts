@@ -9,7 +9,8 @@ const NUMBERED = new RegExp(
   `^(?:chapter|chap\\.|part|book|volume|act)\\s+(?:\\d{1,4}|[ivxlcdm]{1,8}|(?:${NUMBER_WORDS})(?:[- ](?:${NUMBER_WORDS}))*)\\b\\.?(?:\\s*[:.\\-–—]\\s*.*|\\s+\\S.*)?$`,
   'i',
 );
-const NAMED = /^(?:prologue|epilogue|preface|foreword|introduction|afterword|interlude|appendix(?:\s+[a-z0-9]+)?)\b\.?(?:\s*[:.\-–—]\s*.*)?$/i;
+const NAMED =
+  /^(?:prologue|epilogue|preface|foreword|introduction|afterword|interlude|appendix(?:\s+[a-z0-9]+)?)\b\.?(?:\s*[:.\-–—]\s*.*)?$/i;
 
 /** The longest line that can be a chapter heading. */
 const MAX_HEADING_CHARS = 80;
@@ -55,7 +56,8 @@ export function plainChapters(text: string, fallbackTitle: string): { chapters: 
     current.paragraphs.push(para);
   }
   const [first, ...rest] = chapters;
-  const titleLine = first?.paragraphs.length === 1 && !first.paragraphs[0].includes('\n') && first.title === fallbackTitle ? first.paragraphs[0] : null;
+  const titleLine =
+    first?.paragraphs.length === 1 && !first.paragraphs[0].includes('\n') && first.title === fallbackTitle ? first.paragraphs[0] : null;
   if (rest.length > 0 && titleLine !== null && isSubtitle(titleLine)) return { chapters: rest, title: titleLine };
   return { chapters, title: null };
 }

@@ -119,11 +119,15 @@ function ssmlChapterPieces(ssml: string, maxPieceChars: number): PlannedPiece[] 
     try {
       characters = spokenLength(parseSsml(p.ssml));
     } catch (err) {
-      if (err instanceof SsmlError) throw new DocumentError('ssml_invalid', i === 0 ? err.message : `${err.message} (in the part from paragraph ${i + 1} on)`);
+      if (err instanceof SsmlError)
+        throw new DocumentError('ssml_invalid', i === 0 ? err.message : `${err.message} (in the part from paragraph ${i + 1} on)`);
       throw err;
     }
     if (characters > maxPieceChars) {
-      throw new DocumentError('text_too_long', `a paragraph of the SSML speaks ${characters} characters, more than one synthesis may (MAX_TEXT_CHARS ${maxPieceChars}); split it with <p> or <s>`);
+      throw new DocumentError(
+        'text_too_long',
+        `a paragraph of the SSML speaks ${characters} characters, more than one synthesis may (MAX_TEXT_CHARS ${maxPieceChars}); split it with <p> or <s>`,
+      );
     }
     return { chapter: 0, text: p.ssml, ssml: true, characters, pauseBefore: p.pauseBefore };
   });
@@ -171,7 +175,12 @@ export function planDocument(input: DocumentInput): JobPlan {
   const spoken = new Set(pieces.filter((p) => p.characters > 0).map((p) => p.chapter));
   const renumber = new Map([...spoken].sort((a, b) => a - b).map((old, i) => [old, i]));
   const finalPieces = pieces.filter((p) => renumber.has(p.chapter)).map((p) => ({ ...p, chapter: renumber.get(p.chapter) as number }));
-  const finalChapters: PlannedChapter[] = [...renumber.keys()].map((old) => ({ title: chapters[old].title.slice(0, 500), characters: 0, firstPiece: -1, pieces: 0 }));
+  const finalChapters: PlannedChapter[] = [...renumber.keys()].map((old) => ({
+    title: chapters[old].title.slice(0, 500),
+    characters: 0,
+    firstPiece: -1,
+    pieces: 0,
+  }));
   for (const [n, p] of finalPieces.entries()) {
     const c = finalChapters[p.chapter];
     if (c.firstPiece < 0) c.firstPiece = n;
@@ -180,7 +189,8 @@ export function planDocument(input: DocumentInput): JobPlan {
   }
   const characters = finalPieces.reduce((n, p) => n + p.characters, 0);
   if (characters === 0) throw new DocumentError('invalid_document', 'The document holds no text to read');
-  if (characters > input.maxChars) throw new DocumentError('text_too_long', `the document is ${characters} characters; the limit is ${input.maxChars} (MAX_JOB_CHARS)`);
+  if (characters > input.maxChars)
+    throw new DocumentError('text_too_long', `the document is ${characters} characters; the limit is ${input.maxChars} (MAX_JOB_CHARS)`);
   return {
     title: (input.title ?? title ?? input.fallbackTitle).slice(0, 500),
     author: (input.author ?? author)?.slice(0, 500) ?? null,

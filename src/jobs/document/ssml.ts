@@ -61,7 +61,10 @@ export function ssmlPieces(ssml: string, targetChars: number): SsmlPiece[] {
         const end = ENDS[name];
         // Cut only inside the root, after enough text.
         if (end && open.length > 0 && textChars >= targetChars) {
-          out += open.map((e) => `</${e.name}>`).reverse().join('');
+          out += open
+            .map((e) => `</${e.name}>`)
+            .reverse()
+            .join('');
           pieces.push({ ssml: out, pauseBefore });
           pauseBefore = end;
           out = open.map((e) => e.tag).join('');

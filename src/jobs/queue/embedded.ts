@@ -94,7 +94,11 @@ export class EmbeddedTaskQueue implements TaskQueue {
           this.known.delete(entry.id);
           this.onFailed(entry.task, error);
         } else {
-          this.waiting.push({ ...entry, attempt: entry.attempt + 1, notBefore: Date.now() + this.options.backoffMs * 2 ** (entry.attempt - 1) });
+          this.waiting.push({
+            ...entry,
+            attempt: entry.attempt + 1,
+            notBefore: Date.now() + this.options.backoffMs * 2 ** (entry.attempt - 1),
+          });
         }
       } finally {
         this.running.delete(entry.id);

@@ -2,7 +2,8 @@
 // process for one node; BullMQ on Redis for several, where every node's runner takes tasks of the same book.
 // Both pass the same shared suite (test/jobs/task-queue.suite.ts).
 
-export type JobTask = { kind: 'piece'; jobId: string; n: number } | { kind: 'chapter'; jobId: string; n: number } | { kind: 'book'; jobId: string };
+export type JobTask =
+  { kind: 'piece'; jobId: string; n: number } | { kind: 'chapter'; jobId: string; n: number } | { kind: 'book'; jobId: string };
 
 /** A task's identity: adding a task whose id is waiting or running adds nothing. */
 export function taskId(task: JobTask): string {

@@ -16,7 +16,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('lexicons_owner_name').on('lexicons').columns(['owner_id', 'name']).unique().execute();
   // At most one default per account, enforced by the database rather than by the order of two updates.
-  await db.schema.createIndex('lexicons_owner_default').on('lexicons').column('owner_id').unique().where(sql.ref('is_default'), '=', 1).execute();
+  await db.schema
+    .createIndex('lexicons_owner_default')
+    .on('lexicons')
+    .column('owner_id')
+    .unique()
+    .where(sql.ref('is_default'), '=', 1)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -132,7 +132,12 @@ export class RedisLink {
     // The subscription must come back after a reconnect, so this connection may queue. It is subscribed again here,
     // not by ioredis's autoResubscribe: nothing awaits the SUBSCRIBE that one sends, so a close while it was in
     // flight rejected it unhandled.
-    this.subscriber = new Redis(target.url, { ...COMMAND_OPTIONS, commandTimeout: undefined, enableOfflineQueue: true, autoResubscribe: false });
+    this.subscriber = new Redis(target.url, {
+      ...COMMAND_OPTIONS,
+      commandTimeout: undefined,
+      enableOfflineQueue: true,
+      autoResubscribe: false,
+    });
     // Connection errors surface as failed commands; without listeners ioredis would log them itself.
     this.client.on('error', () => {});
     this.subscriber.on('error', () => {});

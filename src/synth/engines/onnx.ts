@@ -17,7 +17,11 @@ interface Sessions {
   running: WeakMap<InferenceSession, number>;
   retired: WeakSet<InferenceSession>;
 }
-const held: Sessions = ((globalThis as { [SLOT]?: Sessions })[SLOT] ??= { byFile: new Map(), running: new WeakMap(), retired: new WeakSet() });
+const held: Sessions = ((globalThis as { [SLOT]?: Sessions })[SLOT] ??= {
+  byFile: new Map(),
+  running: new WeakMap(),
+  retired: new WeakSet(),
+});
 const sessions = held.byFile;
 const { running, retired } = held;
 

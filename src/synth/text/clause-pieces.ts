@@ -29,7 +29,11 @@ interface Cut {
 
 /** The sentence in clause-sized pieces, or whole when it is short or has no place to cut. */
 export function cutAtClauses(sentence: MappedSentence): MappedSentence[] {
-  const words: Word[] = [...sentence.text.matchAll(/\S+/g)].map((m) => ({ text: m[0], start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }));
+  const words: Word[] = [...sentence.text.matchAll(/\S+/g)].map((m) => ({
+    text: m[0],
+    start: m.index ?? 0,
+    end: (m.index ?? 0) + m[0].length,
+  }));
   if (words.length < MIN_WORDS_TO_CUT) return [sentence];
   const cuts: Cut[] = [];
   let from = 0;

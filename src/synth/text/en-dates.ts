@@ -5,10 +5,7 @@ import { endsSentence, keptPeriod, likelyEndsSentence, lookBehind, SENTENCE_STAR
 import { UNIT_ALT, unitOf } from './en-units.ts';
 import { cardinal, fraction, ordinal, year } from './number-words.ts';
 
-const MONTHS = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
-];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const MONTH_ALT =
   'Jan(?:uary|\\.)?|Feb(?:ruary|\\.)?|Mar(?:ch|\\.)?|Apr(?:il|\\.)?|May|June?\\.?|July?\\.?|Aug(?:ust|\\.)?|Sept?(?:ember|\\.)?|Oct(?:ober|\\.)?|Nov(?:ember|\\.)?|Dec(?:ember|\\.)?';
 // Month abbreviations with a period outside a date ("in Jan. we met"); "Mar." and "May" need no care here.
@@ -28,8 +25,16 @@ function dateWords(y: number | undefined, m: number, d: number): string | undefi
 // Weekdays written short; "Sat", "Sun" and "Wed" are words too, so these are expanded only where a date, a
 // range or a period shows they are weekdays.
 const WEEKDAYS: Readonly<Record<string, string>> = {
-  Mon: 'Monday', Tue: 'Tuesday', Tues: 'Tuesday', Wed: 'Wednesday', Thu: 'Thursday', Thur: 'Thursday',
-  Thurs: 'Thursday', Fri: 'Friday', Sat: 'Saturday', Sun: 'Sunday',
+  Mon: 'Monday',
+  Tue: 'Tuesday',
+  Tues: 'Tuesday',
+  Wed: 'Wednesday',
+  Thu: 'Thursday',
+  Thur: 'Thursday',
+  Thurs: 'Thursday',
+  Fri: 'Friday',
+  Sat: 'Saturday',
+  Sun: 'Sunday',
 };
 const WEEKDAY_SHORT = 'Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun';
 const WEEKDAY_ANY = `(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|${WEEKDAY_SHORT})`;
@@ -42,12 +47,13 @@ function weekday(token: string): string {
 // Words after which "3/15" is a date rather than a fraction.
 const DATE_CONTEXT = /\b(?:on|by|until|till|from|since|before|after|due|through|starting|ending|dated|expires?|deadline|date)\s+$/i;
 // Words after which a slash form is a score: "rated 4.5/5", "scored 45/50".
-const SCORE_CONTEXT = /\b(?:scored?|scoring|rated|rating|rates|got|gets|earned|graded|grade|marks?|points?|(?:give|gave|given|rate) (?:it|them|him|her|this))\s+$/i;
+const SCORE_CONTEXT =
+  /\b(?:scored?|scoring|rated|rating|rates|got|gets|earned|graded|grade|marks?|points?|(?:give|gave|given|rate) (?:it|them|him|her|this))\s+$/i;
 // Words after a slash form that make it a fraction: "2/3 cup", "1/4 of", "5/16 inch", "3/4-mile".
 const FRACTION_AFTER = new RegExp(
   `^(?:\\s*-?\\s*(?:of|an?|cups?|teaspoons?|tablespoons?|inch(?:es)?|in\\b|miles?|pounds?|ounces?|gallons?|liters?|litres?|quarts?|pints?|` +
-  `hours?|minutes?|yards?|foot|feet|acres?|sticks?|slices?|shares?|stake|majority|turns?|notes?|` +
-  `(?:${UNIT_ALT})(?![\\w°]))|["″])`,
+    `hours?|minutes?|yards?|foot|feet|acres?|sticks?|slices?|shares?|stake|majority|turns?|notes?|` +
+    `(?:${UNIT_ALT})(?![\\w°]))|["″])`,
 );
 const POWERS_OF_TWO = new Set([2, 4, 8, 16, 32, 64]);
 
@@ -56,7 +62,8 @@ function slashReading(a: string, b: string, text: string, start: number, end: nu
   const after = text.slice(end);
   const num = Number(a);
   const den = Number(b);
-  if (/\./.test(a) || SCORE_CONTEXT.test(before) || /^\s*stars?\b/.test(after)) return `${a.includes('.') ? decimalWords(a) : cardinal(num)} out of ${cardinal(den)}`;
+  if (/\./.test(a) || SCORE_CONTEXT.test(before) || /^\s*stars?\b/.test(after))
+    return `${a.includes('.') ? decimalWords(a) : cardinal(num)} out of ${cardinal(den)}`;
   const date = /\./.test(a) ? undefined : dateWords(undefined, num, den);
   // "03/12": a leading zero is written only in dates.
   if (date && (WEEKDAY_BEFORE.test(before) || DATE_CONTEXT.test(before) || /^0\d/.test(a) || /^0\d/.test(b))) return date;
@@ -73,12 +80,32 @@ function decimalWords(s: string): string {
 
 // Slash forms that are neither fractions nor dates.
 const SLASH_IDIOMS: Readonly<Record<string, string>> = {
-  '24/7': 'twenty-four seven', '9/11': 'nine eleven', '50/50': 'fifty-fifty', '20/20': 'twenty-twenty', '10/10': 'ten out of ten',
+  '24/7': 'twenty-four seven',
+  '9/11': 'nine eleven',
+  '50/50': 'fifty-fifty',
+  '20/20': 'twenty-twenty',
+  '10/10': 'ten out of ten',
 };
 
 const VULGAR: Readonly<Record<string, readonly [number, number]>> = {
-  '½': [1, 2], '⅓': [1, 3], '⅔': [2, 3], '¼': [1, 4], '¾': [3, 4], '⅕': [1, 5], '⅖': [2, 5], '⅗': [3, 5], '⅘': [4, 5],
-  '⅙': [1, 6], '⅚': [5, 6], '⅐': [1, 7], '⅛': [1, 8], '⅜': [3, 8], '⅝': [5, 8], '⅞': [7, 8], '⅑': [1, 9], '⅒': [1, 10],
+  '½': [1, 2],
+  '⅓': [1, 3],
+  '⅔': [2, 3],
+  '¼': [1, 4],
+  '¾': [3, 4],
+  '⅕': [1, 5],
+  '⅖': [2, 5],
+  '⅗': [3, 5],
+  '⅘': [4, 5],
+  '⅙': [1, 6],
+  '⅚': [5, 6],
+  '⅐': [1, 7],
+  '⅛': [1, 8],
+  '⅜': [3, 8],
+  '⅝': [5, 8],
+  '⅞': [7, 8],
+  '⅑': [1, 9],
+  '⅒': [1, 10],
 };
 
 /** "and a half", "and three quarters": the fraction after a whole number. */
@@ -88,7 +115,15 @@ function fractionAfterWhole(num: number, den: number): string {
 
 const UNIT_AFTER = `(?:\\s?|-)(${UNIT_ALT}|in(?=\\.))(\\.)?(?![\\w°²³/])`;
 
-function fractionOfUnit(whole: string | undefined, num: number, den: number, written: string, matched: string, text: string, at: number): string | undefined {
+function fractionOfUnit(
+  whole: string | undefined,
+  num: number,
+  den: number,
+  written: string,
+  matched: string,
+  text: string,
+  at: number,
+): string | undefined {
   const unit = written === 'in' ? { one: 'inch', many: 'inches' } : unitOf(written);
   if (!unit || den === 0 || num >= den) return undefined;
   const period = matched.endsWith('.') && endsSentence(text, at + matched.length) ? '.' : '';
@@ -113,92 +148,144 @@ const MERIDIEM = '(?:\\s*([AaPp])\\.?\\s?[Mm]\\b\\.?)';
 
 export const DATE_RULES: readonly Rule[] = [
   // "Mon. Jan. 5", "Tue 3/12", "Fri, 6/7": a short weekday before a date is said in full, and its period ends nothing.
-  [new RegExp(`\\b(${Object.keys(WEEKDAYS).join('|')})(\\.(?=,?\\s+(?:${MONTH_ALT}|\\d))|(?=,?\\s+(?:(?:${MONTH_ALT})\\s+\\d|\\d{1,2}\\/\\d{1,2}(?!\\d)|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTH_ALT})(?![a-z]))))`, 'g'), (m) => WEEKDAYS[m[1]]],
+  [
+    new RegExp(
+      `\\b(${Object.keys(WEEKDAYS).join('|')})(\\.(?=,?\\s+(?:${MONTH_ALT}|\\d))|(?=,?\\s+(?:(?:${MONTH_ALT})\\s+\\d|\\d{1,2}\\/\\d{1,2}(?!\\d)|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTH_ALT})(?![a-z]))))`,
+      'g',
+    ),
+    (m) => WEEKDAYS[m[1]],
+  ],
   // Weekday and month ranges: "Mon–Fri", "Tue-Thu", "Jan–Mar" are "Monday to Friday".
-  [new RegExp(`\\b(${WEEKDAY_ANY}\\.?)\\s?(?:[–—-]|(to|through|thru)\\s)\\s?(${WEEKDAY_ANY}\\.?)(?![\\w'])`, 'g'), (m, text) =>
-    `${weekday(m[1])} ${m[2] === 'thru' ? 'through' : (m[2] ?? 'to')} ${weekday(m[3])}${keptPeriod(m[0], text, m.index + m[0].length)}`],
+  [
+    new RegExp(`\\b(${WEEKDAY_ANY}\\.?)\\s?(?:[–—-]|(to|through|thru)\\s)\\s?(${WEEKDAY_ANY}\\.?)(?![\\w'])`, 'g'),
+    (m, text) =>
+      `${weekday(m[1])} ${m[2] === 'thru' ? 'through' : (m[2] ?? 'to')} ${weekday(m[3])}${keptPeriod(m[0], text, m.index + m[0].length)}`,
+  ],
   // "M–F": weekdays by their initials.
   [/\bM\s?[–-]\s?F\b/g, () => 'Monday to Friday'],
-  [new RegExp(`\\b(${MONTH_ALT})\\s?[–—-]\\s?(${MONTH_ALT})(?![\\w'])`, 'g'), (m, text) => {
-    const a = monthOf(m[1]);
-    const b = monthOf(m[2]);
-    return a && b ? `${a} to ${b}${keptPeriod(m[0], text, m.index + m[0].length)}` : undefined;
-  }],
+  [
+    new RegExp(`\\b(${MONTH_ALT})\\s?[–—-]\\s?(${MONTH_ALT})(?![\\w'])`, 'g'),
+    (m, text) => {
+      const a = monthOf(m[1]);
+      const b = monthOf(m[2]);
+      return a && b ? `${a} to ${b}${keptPeriod(m[0], text, m.index + m[0].length)}` : undefined;
+    },
+  ],
   // ISO dates.
   [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => dateWords(Number(m[1]), Number(m[2]), Number(m[3]))],
   // US slash dates (month first), the year in full or in two digits.
-  [/\b(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g, (m) =>
-    dateWords(m[3].length === 2 ? 2000 + Number(m[3]) - (Number(m[3]) > 50 ? 100 : 0) : Number(m[3]), Number(m[1]), Number(m[2]))],
+  [
+    /\b(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g,
+    (m) => dateWords(m[3].length === 2 ? 2000 + Number(m[3]) - (Number(m[3]) > 50 ? 100 : 0) : Number(m[3]), Number(m[1]), Number(m[2])),
+  ],
   // Dotted dates are European (day first): "31.12.2024".
-  [/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d]|\.\d)/g, (m) => {
-    const d = Number(m[1]);
-    const mo = Number(m[2]);
-    return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 ? `the ${ordinal(d)} of ${MONTHS[mo - 1]}, ${year(Number(m[3]))}` : undefined;
-  }],
+  [
+    /(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d]|\.\d)/g,
+    (m) => {
+      const d = Number(m[1]);
+      const mo = Number(m[2]);
+      return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 ? `the ${ordinal(d)} of ${MONTHS[mo - 1]}, ${year(Number(m[3]))}` : undefined;
+    },
+  ],
   // "24/7", "9/11".
   [/(?<![\w/.])(\d+\/\d+)(?![\w/]|\.\d)/g, (m) => SLASH_IDIOMS[m[1]]],
   // Fractions of a unit: "1/2 tsp" is one half teaspoon, "1 1/2 tsp" one and a half teaspoons, "¾ in." three
   // quarters inch.
-  [new RegExp(`(?<![\\w/.,])(?:(\\d+)\\s)?(\\d{1,2})\\/(\\d{1,2})${UNIT_AFTER}`, 'g'), (m, text) => fractionOfUnit(m[1], Number(m[2]), Number(m[3]), m[4], m[0], text, m.index)],
-  [new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])${UNIT_AFTER}`, 'g'), (m, text) =>
-    fractionOfUnit(m[1], VULGAR[m[2]][0], VULGAR[m[2]][1], m[3], m[0], text, m.index)],
+  [
+    new RegExp(`(?<![\\w/.,])(?:(\\d+)\\s)?(\\d{1,2})\\/(\\d{1,2})${UNIT_AFTER}`, 'g'),
+    (m, text) => fractionOfUnit(m[1], Number(m[2]), Number(m[3]), m[4], m[0], text, m.index),
+  ],
+  [
+    new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])${UNIT_AFTER}`, 'g'),
+    (m, text) => fractionOfUnit(m[1], VULGAR[m[2]][0], VULGAR[m[2]][1], m[3], m[0], text, m.index),
+  ],
   // Mixed numbers: "1 1/2 cups" is "one and a half cups"; "2½" likewise.
-  [/(?<![\w/.,])(\d+)\s(\d+)\/(\d+)(?![\w/]|\.\d)/g, (m) => {
-    const num = Number(m[2]);
-    const den = Number(m[3]);
-    if (den === 0 || num >= den) return undefined;
-    return `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}`;
-  }],
-  [new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])`, 'g'), (m) => {
-    const [num, den] = VULGAR[m[2]];
-    return m[1] ? `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}` : ` ${fraction(num, den)}`;
-  }],
+  [
+    /(?<![\w/.,])(\d+)\s(\d+)\/(\d+)(?![\w/]|\.\d)/g,
+    (m) => {
+      const num = Number(m[2]);
+      const den = Number(m[3]);
+      if (den === 0 || num >= den) return undefined;
+      return `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}`;
+    },
+  ],
+  [
+    new RegExp(`(?<![\\d.,])(\\d+)?\\s?([${Object.keys(VULGAR).join('')}])`, 'g'),
+    (m) => {
+      const [num, den] = VULGAR[m[2]];
+      return m[1] ? `${cardinal(Number(m[1]))} and ${fractionAfterWhole(num, den)}` : ` ${fraction(num, den)}`;
+    },
+  ],
   // Slash forms by their neighbours: dates, fractions, scores.
   [/(?<![\w/.,])(\d{1,3}(?:\.\d)?)\/(\d{1,3})(?![\w/]|\.\d)/g, (m, text) => slashReading(m[1], m[2], text, m.index, m.index + m[0].length)],
   // "November 21, 2026", "Nov. 21st".
-  [new RegExp(`\\b(${MONTH_ALT})\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4})\\b)?`, 'g'), (m) => {
-    const month = monthOf(m[1]);
-    const d = Number(m[2]);
-    if (!month || d < 1 || d > 31) return undefined;
-    return `${month} ${ordinal(d)}${m[3] ? `, ${year(Number(m[3]))}` : ''}`;
-  }],
+  [
+    new RegExp(`\\b(${MONTH_ALT})\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?:,?\\s+(\\d{4})\\b)?`, 'g'),
+    (m) => {
+      const month = monthOf(m[1]);
+      const d = Number(m[2]);
+      if (!month || d < 1 || d > 31) return undefined;
+      return `${month} ${ordinal(d)}${m[3] ? `, ${year(Number(m[3]))}` : ''}`;
+    },
+  ],
   // "21 November 2026", "21st of November", "the 4th of July", "the 5th May" (one "the", whether written or not).
-  [new RegExp(`(?:\\b([Tt]he)\\s+)?\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH_ALT})(?![a-z])(?:,?\\s+(\\d{4})\\b)?`, 'g'), (m, text) => {
-    const month = monthOf(m[3]);
-    const d = Number(m[2]);
-    if (!month || d < 1 || d > 31) return undefined;
-    // "June." and "Dec." may carry the sentence's own period.
-    const period = !m[4] && m[3].endsWith('.') && endsSentence(text, m.index + m[0].length) ? '.' : '';
-    return `${m[1] ?? 'the'} ${ordinal(d)} of ${month}${m[4] ? `, ${year(Number(m[4]))}` : ''}${period}`;
-  }],
+  [
+    new RegExp(`(?:\\b([Tt]he)\\s+)?\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH_ALT})(?![a-z])(?:,?\\s+(\\d{4})\\b)?`, 'g'),
+    (m, text) => {
+      const month = monthOf(m[3]);
+      const d = Number(m[2]);
+      if (!month || d < 1 || d > 31) return undefined;
+      // "June." and "Dec." may carry the sentence's own period.
+      const period = !m[4] && m[3].endsWith('.') && endsSentence(text, m.index + m[0].length) ? '.' : '';
+      return `${m[1] ?? 'the'} ${ordinal(d)} of ${month}${m[4] ? `, ${year(Number(m[4]))}` : ''}${period}`;
+    },
+  ],
   // Month and year: "in March 2024".
-  [new RegExp(`\\b(${MONTH_ALT})\\s+(\\d{4})\\b`, 'g'), (m) => {
-    const month = monthOf(m[1]);
-    return month ? `${month} ${year(Number(m[2]))}` : undefined;
-  }],
+  [
+    new RegExp(`\\b(${MONTH_ALT})\\s+(\\d{4})\\b`, 'g'),
+    (m) => {
+      const month = monthOf(m[1]);
+      return month ? `${month} ${year(Number(m[2]))}` : undefined;
+    },
+  ],
   // Ranges of times: "9am–5pm", "9:00-17:30" are said with "to".
-  [/(?<=\b\d{1,2}(?::[0-5]\d)?(?:\s?[AaPp]\.?\s?[Mm]\.?)?)\s?[–—-]\s?(?=\d{1,2}(?::[0-5]\d)?\s?[AaPp]\.?\s?[Mm]\b|\d{1,2}:[0-5]\d)/g, (m, text) =>
-    /\d$|[Mm]\.?$/.test(lookBehind(text, m.index)) ? ' to ' : undefined],
+  [
+    /(?<=\b\d{1,2}(?::[0-5]\d)?(?:\s?[AaPp]\.?\s?[Mm]\.?)?)\s?[–—-]\s?(?=\d{1,2}(?::[0-5]\d)?\s?[AaPp]\.?\s?[Mm]\b|\d{1,2}:[0-5]\d)/g,
+    (m, text) => (/\d$|[Mm]\.?$/.test(lookBehind(text, m.index)) ? ' to ' : undefined),
+  ],
   // Times: 3:30, 3:05 pm, 9:30pm, 15:45, 10:30:15 a.m.
-  [new RegExp(`\\b([01]?\\d|2[0-3]):([0-5]\\d)(?!\\d)(?::([0-5]\\d))?${MERIDIEM}?`, 'g'), (m, text) =>
-    timeWords(Number(m[1]), Number(m[2]), m[3], m[4] !== undefined) + (m[4] ? meridiem(m[4], m[0], text, m.index + m[0].length) : '')],
+  [
+    new RegExp(`\\b([01]?\\d|2[0-3]):([0-5]\\d)(?!\\d)(?::([0-5]\\d))?${MERIDIEM}?`, 'g'),
+    (m, text) =>
+      timeWords(Number(m[1]), Number(m[2]), m[3], m[4] !== undefined) + (m[4] ? meridiem(m[4], m[0], text, m.index + m[0].length) : ''),
+  ],
   // British times with a dot and a meridiem: "5.30pm".
-  [new RegExp(`\\b(1[0-2]|0?[1-9])\\.([0-5]\\d)${MERIDIEM}`, 'g'), (m, text) =>
-    timeWords(Number(m[1]), Number(m[2]), undefined, true) + meridiem(m[3], m[0], text, m.index + m[0].length)],
+  [
+    new RegExp(`\\b(1[0-2]|0?[1-9])\\.([0-5]\\d)${MERIDIEM}`, 'g'),
+    (m, text) => timeWords(Number(m[1]), Number(m[2]), undefined, true) + meridiem(m[3], m[0], text, m.index + m[0].length),
+  ],
   // Military time: "0900 hours" is oh nine hundred hours.
-  [/\b([01]\d|2[0-3])([0-5]\d)(?=\s?(?:hours|hrs)\b)/g, (m) =>
-    `${m[1].startsWith('0') ? `oh ${cardinal(Number(m[1]))}` : cardinal(Number(m[1]))} ${m[2] === '00' ? 'hundred' : Number(m[2]) < 10 ? `oh ${cardinal(Number(m[2]))}` : cardinal(Number(m[2]))}`],
+  [
+    /\b([01]\d|2[0-3])([0-5]\d)(?=\s?(?:hours|hrs)\b)/g,
+    (m) =>
+      `${m[1].startsWith('0') ? `oh ${cardinal(Number(m[1]))}` : cardinal(Number(m[1]))} ${m[2] === '00' ? 'hundred' : Number(m[2]) < 10 ? `oh ${cardinal(Number(m[2]))}` : cardinal(Number(m[2]))}`,
+  ],
   // Hours with a meridiem and no minutes: 9am, 9 a.m., 12 PM.
-  [/\b(1[0-2]|0?[1-9])\s?([AaPp])\.?\s?[Mm]\b\.?/g, (m, text) =>
-    `${cardinal(Number(m[1]))}${meridiem(m[2], m[0], text, m.index + m[0].length)}`],
+  [
+    /\b(1[0-2]|0?[1-9])\s?([AaPp])\.?\s?[Mm]\b\.?/g,
+    (m, text) => `${cardinal(Number(m[1]))}${meridiem(m[2], m[0], text, m.index + m[0].length)}`,
+  ],
 ];
 
 /** Rules for month names written short, run after the number rules ("in Jan. we met"). */
 export const MONTH_ABBREVIATION_RULES: readonly Rule[] = [
-  [new RegExp(`\\b(${MONTH_ABBREVIATIONS})\\.(?!\\w)`, 'g'), (m, text) => {
-    const end = m.index + m[0].length;
-    const next = /^\s+([A-Z][\w']*)/.exec(text.slice(end))?.[1];
-    const ends = endsSentence(text, end) && (next === undefined || SENTENCE_STARTERS.has(next));
-    return `${monthOf(m[1])}${ends ? '.' : ''}`;
-  }],
+  [
+    new RegExp(`\\b(${MONTH_ABBREVIATIONS})\\.(?!\\w)`, 'g'),
+    (m, text) => {
+      const end = m.index + m[0].length;
+      const next = /^\s+([A-Z][\w']*)/.exec(text.slice(end))?.[1];
+      const ends = endsSentence(text, end) && (next === undefined || SENTENCE_STARTERS.has(next));
+      return `${monthOf(m[1])}${ends ? '.' : ''}`;
+    },
+  ],
 ];

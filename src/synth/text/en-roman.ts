@@ -9,7 +9,19 @@ import { cardinal, ordinal } from './number-words.ts';
 
 const VALUES: Readonly<Record<string, number>> = { I: 1, V: 5, X: 10, L: 50, C: 100, D: 500, M: 1000 };
 const CANONICAL: readonly (readonly [number, string])[] = [
-  [1000, 'M'], [900, 'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [40, 'XL'], [10, 'X'], [9, 'IX'], [5, 'V'], [4, 'IV'], [1, 'I'],
+  [1000, 'M'],
+  [900, 'CM'],
+  [500, 'D'],
+  [400, 'CD'],
+  [100, 'C'],
+  [90, 'XC'],
+  [50, 'L'],
+  [40, 'XL'],
+  [10, 'X'],
+  [9, 'IX'],
+  [5, 'V'],
+  [4, 'IV'],
+  [1, 'I'],
 ];
 
 function toRoman(n: number): string {
@@ -67,7 +79,11 @@ const CARDINAL_AFTER = new Set(
   ).split(' '),
 );
 // After these even a single-letter numeral is one ("World War I", "Part V", "Type I diabetes").
-const SINGLE_LETTER_AFTER = new Set('chapter part book volume act scene section article title canto psalm appendix phase stage type class grade level war bowl episode'.split(' '));
+const SINGLE_LETTER_AFTER = new Set(
+  'chapter part book volume act scene section article title canto psalm appendix phase stage type class grade level war bowl episode'.split(
+    ' ',
+  ),
+);
 
 // Letters espeak-ng and style guides read as letters, not numbers: shirt sizes, ratings.
 const LETTERS_NOT_NUMERALS = new Set(['XL', 'XXL', 'XXX', 'xl', 'xxx']);
@@ -90,7 +106,8 @@ function readRoman(token: string, text: string, index: number): string | undefin
   const prev2 = prevMatch ? /([\p{L}]+)\s+$/u.exec(before.slice(0, prevMatch.index))?.[1] : undefined;
   const prevKey = prev?.toLowerCase();
   // "the XIX century", "the XVIII Dynasty": ordinals.
-  if (token.length > 1 && /^\s+(?:century|centuries|millennium|dynasty|Dynasty|Century)\b/.test(text.slice(index + token.length))) return ordinal(value);
+  if (token.length > 1 && /^\s+(?:century|centuries|millennium|dynasty|Dynasty|Century)\b/.test(text.slice(index + token.length)))
+    return ordinal(value);
 
   if (token.length === 1) {
     // "John V. Smith": a middle initial.
@@ -101,7 +118,11 @@ function readRoman(token: string, text: string, index: number): string | undefin
     if (token === 'V' && isCapitalised(prev) && !SENTENCE_STARTERS.has(prev) && !text.startsWith('.', index + 1)) return cardinal(value);
     return undefined;
   }
-  if (!lower && isCapitalised(prev) && (REGNAL.has(prev) || GIVEN.has(prev) || (isCapitalised(prev2) && (REGNAL.has(prev2) || GIVEN.has(prev2))))) {
+  if (
+    !lower &&
+    isCapitalised(prev) &&
+    (REGNAL.has(prev) || GIVEN.has(prev) || (isCapitalised(prev2) && (REGNAL.has(prev2) || GIVEN.has(prev2))))
+  ) {
     return `the ${ordinal(value)}`;
   }
   if (prevKey && CARDINAL_AFTER.has(prevKey)) return cardinal(value);
@@ -112,7 +133,8 @@ function readRoman(token: string, text: string, index: number): string | undefin
   // "Final Fantasy VII", "Apollo XI": a titled thing after a capitalised word. Sequels and series stay small;
   // "Washington DC" and "Nikon DX" are letters.
   const titleLike = value <= 39 || (token.length >= 3 && value < 100);
-  if (!lower && titleLike && isCapitalised(prev) && !SENTENCE_STARTERS.has(prev) && !atSentenceStart(before, prevMatch?.index ?? 0)) return cardinal(value);
+  if (!lower && titleLike && isCapitalised(prev) && !SENTENCE_STARTERS.has(prev) && !atSentenceStart(before, prevMatch?.index ?? 0))
+    return cardinal(value);
   // What an engine would read as a numeral by itself, and long all-capital numerals ("MCMXCIX").
   if ((value >= 2 && value <= 49) || (!lower && token.length >= 4)) return cardinal(value);
   return undefined;
@@ -121,8 +143,11 @@ function readRoman(token: string, text: string, index: number): string | undefin
 export const ROMAN_RULES: readonly Rule[] = [
   // "WWII", "WW2": the world wars by their short names.
   [/\bWW(I{1,2}|[12])\b/g, (m) => `World War ${m[1] === 'I' || m[1] === '1' ? 'one' : 'two'}`],
-  [/(?<![\p{L}\p{N}'’.-])([IVXLCDM]+|[ivxlcdm]+)(['’]s)?(?![\p{L}\p{N}]|['’]\p{L}|\.\p{L})/gu, (m, text) => {
-    const words = readRoman(m[1], text, m.index);
-    return words === undefined ? undefined : `${words}${m[2] ?? ''}`;
-  }],
+  [
+    /(?<![\p{L}\p{N}'’.-])([IVXLCDM]+|[ivxlcdm]+)(['’]s)?(?![\p{L}\p{N}]|['’]\p{L}|\.\p{L})/gu,
+    (m, text) => {
+      const words = readRoman(m[1], text, m.index);
+      return words === undefined ? undefined : `${words}${m[2] ?? ''}`;
+    },
+  ],
 ];

@@ -23,8 +23,21 @@ function addressDigits(d: string): string {
 }
 
 const PUNCTUATION_WORDS: Readonly<Record<string, string>> = {
-  '.': 'dot', '-': 'dash', _: 'underscore', '/': 'slash', '?': 'question mark', '=': 'equals', '&': 'and', '#': 'hash',
-  '%': 'percent', '~': 'tilde', ':': 'colon', '+': 'plus', '@': 'at', '!': 'bang', ',': 'comma',
+  '.': 'dot',
+  '-': 'dash',
+  _: 'underscore',
+  '/': 'slash',
+  '?': 'question mark',
+  '=': 'equals',
+  '&': 'and',
+  '#': 'hash',
+  '%': 'percent',
+  '~': 'tilde',
+  ':': 'colon',
+  '+': 'plus',
+  '@': 'at',
+  '!': 'bang',
+  ',': 'comma',
 };
 
 /** One piece of an address: letters kept (the engines say words), digits and punctuation spoken. */
@@ -81,19 +94,27 @@ function trimmed(m: RegExpExecArray): { url: string; tail: string } {
 
 export const WEB_RULES: readonly Rule[] = [
   // E-mail addresses.
-  [/(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b/g, (m) =>
-    `${speakPiece(m[1], false)} at ${speakHost(m[2])}`],
+  [
+    /(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b/g,
+    (m) => `${speakPiece(m[1], false)} at ${speakHost(m[2])}`,
+  ],
   // Addresses with a scheme, "www." addresses, and bare host names under a known top-level domain.
-  [new RegExp(
-    `\\b(?:[a-z][a-z+.-]*://[^\\s<>"]+|www\\.[^\\s<>"]+|(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+(?:${TLDS})(?![\\w-])(?:[/?#][^\\s<>"]*)?)`,
-    'g',
-  ), (m) => {
-    const { url, tail } = trimmed(m);
-    if (!/[a-z]/i.test(url) || url.length < 4) return undefined;
-    return `${speakUrl(url)}${tail}`;
-  }],
+  [
+    new RegExp(
+      `\\b(?:[a-z][a-z+.-]*://[^\\s<>"]+|www\\.[^\\s<>"]+|(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+(?:${TLDS})(?![\\w-])(?:[/?#][^\\s<>"]*)?)`,
+      'g',
+    ),
+    (m) => {
+      const { url, tail } = trimmed(m);
+      if (!/[a-z]/i.test(url) || url.length < 4) return undefined;
+      return `${speakUrl(url)}${tail}`;
+    },
+  ],
   // File names and dotted product names: "index.html", "Node.js" (espeak-ng would say the dot, flite would not).
-  [new RegExp(`\\b([A-Za-z][\\w-]*)\\.(${FILE_EXTENSIONS})(?![\\w]|\\.\\w)`, 'g'), (m) => `${speakPiece(m[1], false)} dot ${speakPiece(m[2], false)}`],
+  [
+    new RegExp(`\\b([A-Za-z][\\w-]*)\\.(${FILE_EXTENSIONS})(?![\\w]|\\.\\w)`, 'g'),
+    (m) => `${speakPiece(m[1], false)} dot ${speakPiece(m[2], false)}`,
+  ],
   // Handles: "@nasa", "@jane_doe", "@BBCNews".
   [/(?<![\w@.])@([A-Za-z_][A-Za-z0-9_]{0,38})\b/g, (m) => `at ${m[1].split('_').filter(Boolean).map(wordsApart).join(' underscore ')}`],
   // Hashtags: "#summer", "#ThrowbackThursday" (its words apart).
@@ -103,16 +124,31 @@ export const WEB_RULES: readonly Rule[] = [
 /** Version numbers and IP addresses, read after phone numbers have taken their dotted groups. */
 export const VERSION_RULES: readonly Rule[] = [
   // Versions: "v2.4.1", "version 3.12", "ver. 2.0"; each part is a whole number ("three point twelve").
-  [/\b(?:(v)|([Vv]ersion|[Vv]er\.|[Rr]elease|[Bb]uild)\s?)(\d+(?:\.\d+)+|\d+(?=\s|$|[,;:!?)]|\.(?!\d)))/g, (m) => {
-    const parts = m[3].split('.');
-    const spoken = parts.map((p, i) => (i > 0 && /^0\d?$/.test(p) ? (p === '0' ? 'oh' : `oh ${cardinal(Number(p))}`) : integerWords(p))).join(' point ');
-    return `${m[1] ? 'version' : m[2].toLowerCase() === 'ver.' ? 'version' : m[2]} ${spoken}`;
-  }],
+  [
+    /\b(?:(v)|([Vv]ersion|[Vv]er\.|[Rr]elease|[Bb]uild)\s?)(\d+(?:\.\d+)+|\d+(?=\s|$|[,;:!?)]|\.(?!\d)))/g,
+    (m) => {
+      const parts = m[3].split('.');
+      const spoken = parts
+        .map((p, i) => (i > 0 && /^0\d?$/.test(p) ? (p === '0' ? 'oh' : `oh ${cardinal(Number(p))}`) : integerWords(p)))
+        .join(' point ');
+      return `${m[1] ? 'version' : m[2].toLowerCase() === 'ver.' ? 'version' : m[2]} ${spoken}`;
+    },
+  ],
   // IP addresses: four parts of at most 255.
-  [/(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\w]|\.\d)/g, (m) => {
-    const parts = m.slice(1, 5).map(Number);
-    return parts.every((p) => p <= 255) ? parts.map(cardinal).join(' dot ') : undefined;
-  }],
+  [
+    /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\w]|\.\d)/g,
+    (m) => {
+      const parts = m.slice(1, 5).map(Number);
+      return parts.every((p) => p <= 255) ? parts.map(cardinal).join(' dot ') : undefined;
+    },
+  ],
   // Other dotted sequences are versions: "2.4.1" is "two point four point one".
-  [/(?<![\w.])(?!\d{1,2}\.\d{1,2}\.\d{4}(?![\d.]))\d+(?:\.\d+){2,}(?![\w]|\.\d)/g, (m) => m[0].split('.').map((p, i) => (i > 0 && p === '0' ? 'oh' : integerWords(p))).join(' point ')],
+  [
+    /(?<![\w.])(?!\d{1,2}\.\d{1,2}\.\d{4}(?![\d.]))\d+(?:\.\d+){2,}(?![\w]|\.\d)/g,
+    (m) =>
+      m[0]
+        .split('.')
+        .map((p, i) => (i > 0 && p === '0' ? 'oh' : integerWords(p)))
+        .join(' point '),
+  ],
 ];

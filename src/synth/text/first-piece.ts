@@ -55,7 +55,12 @@ export function cutFirstPiece(pieces: readonly MappedSentence[]): MappedSentence
 const wordsOf = (sentence: MappedSentence): RegExpExecArray[] => [...sentence.text.matchAll(/\S+/g)];
 
 /** `sentence` split after its first `n` words (of `words`): the head ends with the last of them, the tail starts at the next. */
-function splitAfterWords(sentence: MappedSentence, words: RegExpExecArray[], n: number, headBreak: MappedSentence['break']): [MappedSentence, MappedSentence] {
+function splitAfterWords(
+  sentence: MappedSentence,
+  words: RegExpExecArray[],
+  n: number,
+  headBreak: MappedSentence['break'],
+): [MappedSentence, MappedSentence] {
   const last = words[n - 1];
   const headEnd = last.index + last[0].length;
   const head = sliceMapped(sentence.mapped, 0, headEnd);

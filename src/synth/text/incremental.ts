@@ -50,7 +50,7 @@ export function locate(source: string, piece: string, from: number): { start: nu
   let i = from;
   while (i < source.length && SPACE.test(source[i])) i++;
   const start = i;
-  for (let j = 0; j < piece.length; ) {
+  for (let j = 0; j < piece.length;) {
     if (SPACE.test(piece[j])) {
       if (i >= source.length || !SPACE.test(source[i])) return null;
       while (j < piece.length && SPACE.test(piece[j])) j++;
@@ -122,7 +122,13 @@ export class SentenceStream {
         let pauseBefore = this.lastBreak;
         // A sentence that went early was taken for one line's end; a blank line after it makes it a paragraph's.
         if (this.endedEarly && pauseBefore === 'sentence' && PARAGRAPH.test(this.text.slice(cursor, at.start))) pauseBefore = 'paragraph';
-        out.push({ text: piece.text, offset: this.base + at.start, end: this.base + at.end, break: piece.break, ...(pauseBefore ? { pauseBefore } : {}) });
+        out.push({
+          text: piece.text,
+          offset: this.base + at.start,
+          end: this.base + at.end,
+          break: piece.break,
+          ...(pauseBefore ? { pauseBefore } : {}),
+        });
         this.lastBreak = piece.break;
         this.endedEarly = false;
       }

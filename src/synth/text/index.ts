@@ -30,9 +30,12 @@ export function prepareMapped(text: MappedText, options: PrepareOptions): Mapped
   for (const s of splitSentences(normalized.text, options)) {
     const at = locate(normalized, s.text, cursor);
     // Splitting only trims and joins white space, so every piece is found; the fallback keeps timings sane.
-    const mapped = at ? sliceMapped(normalized, at.start, at.end) : sliceMapped(normalized, cursor, Math.min(normalized.text.length, cursor + s.text.length));
+    const mapped = at
+      ? sliceMapped(normalized, at.start, at.end)
+      : sliceMapped(normalized, cursor, Math.min(normalized.text.length, cursor + s.text.length));
     if (at) cursor = at.end;
-    if (/[\p{L}\p{N}]/u.test(s.text)) out.push({ ...s, mapped: { text: s.text, starts: fit(mapped.starts, s.text.length), ends: fit(mapped.ends, s.text.length) } });
+    if (/[\p{L}\p{N}]/u.test(s.text))
+      out.push({ ...s, mapped: { text: s.text, starts: fit(mapped.starts, s.text.length), ends: fit(mapped.ends, s.text.length) } });
   }
   return out;
 }

@@ -36,7 +36,13 @@ function tokenize(text: string): Token[] {
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
     const start = m.index;
-    out.push({ start, end: start + m[0].length, key: m[0].normalize('NFC').toLowerCase(), word: WORD_START.test(m[0]), spaced: start > last });
+    out.push({
+      start,
+      end: start + m[0].length,
+      key: m[0].normalize('NFC').toLowerCase(),
+      word: WORD_START.test(m[0]),
+      spaced: start > last,
+    });
     last = start + m[0].length;
   }
   return out;
@@ -92,7 +98,7 @@ function longestAt(tokens: readonly Token[], i: number, root: TrieNode): { last:
   if (i > 0 && !tokens[i].spaced && tokens[i - 1].word) return undefined;
   let best: { last: number; rule: LexiconEntry } | undefined;
   let node = root.next.get(edge(tokens[i], true));
-  for (let j = i; node; ) {
+  for (let j = i; node;) {
     const next = tokens[j + 1];
     if (node.rule && (next === undefined || next.spaced || !next.word)) best = { last: j, rule: node.rule };
     if (next === undefined) break;

@@ -25,7 +25,11 @@ export function verbatim(text: string, offset = 0): MappedText {
 export function mappedRun(run: TextRun): MappedText {
   if (!run.map) return verbatim(run.text, run.offset);
   const map = run.map;
-  return { text: run.text, starts: map.slice(0, run.text.length), ends: run.text.split('').map((_, i) => Math.max(map[i] + 1, map[i + 1])) };
+  return {
+    text: run.text,
+    starts: map.slice(0, run.text.length),
+    ends: run.text.split('').map((_, i) => Math.max(map[i] + 1, map[i + 1])),
+  };
 }
 
 /** `text` that stands, as a whole, for the source span [start, end) (an alias, a spelled-out number). */

@@ -39,7 +39,8 @@ function numberWithYearContext(n: string, before: string, after: string): string
   const next = /^\s+([\p{L}]+)/u.exec(after)?.[1];
   if (v >= 1800 && DETERMINER_BEFORE.test(before) && next !== undefined && (/^\p{Lu}/u.test(next) || !isPlural(next))) return year(v);
   // "2024 was a leap year.", "1999, the year it ended": a sentence that opens with a year.
-  if (v >= 1500 && /(?:^|[.!?]\s+)["'“‘(]*$/.test(before) && (/^\s*,/.test(after) || (next !== undefined && YEAR_VERBS.has(next)))) return year(v);
+  if (v >= 1500 && /(?:^|[.!?]\s+)["'“‘(]*$/.test(before) && (/^\s*,/.test(after) || (next !== undefined && YEAR_VERBS.has(next))))
+    return year(v);
   return integerWords(n);
 }
 
@@ -52,11 +53,21 @@ const RULES: readonly Rule[] = [
   ...BEFORE_NUMBER_RULES,
   // Phone numbers, read digit by digit in their groups: +44 20 7946 0958, 1-800-555-0199, (555) 123-4567, 555-1234.
   // Also spaced groups ("555 123 4567") and trunk-prefixed national numbers ("020 7946 0958", "07700 900123").
-  [/\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,4}(?![\d.,]\d)|(?:\b1[-.])?(?:\(\d{3}\)\s?|\b\d{3}[-.])\d{3}[-.]\d{4}\b|\b\d{3}-\d{4}\b|\b\d{3} \d{3} \d{4}\b|\b0\d{2,4} \d{3,4} ?\d{3,4}\b|\b0\d{4} \d{6}\b/g, (m) =>
-    `${m[0].startsWith('+') ? 'plus ' : ''}${m[0].split(/[^\d]+/).filter(Boolean).map(digits).join(', ')}`],
+  [
+    /\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,4}(?![\d.,]\d)|(?:\b1[-.])?(?:\(\d{3}\)\s?|\b\d{3}[-.])\d{3}[-.]\d{4}\b|\b\d{3}-\d{4}\b|\b\d{3} \d{3} \d{4}\b|\b0\d{2,4} \d{3,4} ?\d{3,4}\b|\b0\d{4} \d{6}\b/g,
+    (m) =>
+      `${m[0].startsWith('+') ? 'plus ' : ''}${m[0]
+        .split(/[^\d]+/)
+        .filter(Boolean)
+        .map(digits)
+        .join(', ')}`,
+  ],
   // Vanity numbers: "1-800-FLOWERS".
-  [/(?:\b1[-.\s])?\b(8\d\d)[-.\s]([A-Z]{3,}(?:-?[A-Z0-9]+)*)\b/g, (m) =>
-    `${m[0].startsWith('1') ? 'one, ' : ''}${m[1][0] === '8' && m[1].endsWith('00') ? 'eight hundred' : digits(m[1])}, ${m[2].replace(/-/g, ' ').toLowerCase()}`],
+  [
+    /(?:\b1[-.\s])?\b(8\d\d)[-.\s]([A-Z]{3,}(?:-?[A-Z0-9]+)*)\b/g,
+    (m) =>
+      `${m[0].startsWith('1') ? 'one, ' : ''}${m[1][0] === '8' && m[1].endsWith('00') ? 'eight hundred' : digits(m[1])}, ${m[2].replace(/-/g, ' ').toLowerCase()}`,
+  ],
   ...VERSION_RULES,
   ...DATE_RULES,
   // Ratios: 16:9, 4:3, 1:100 (a colon that is not a time).
@@ -69,29 +80,38 @@ const RULES: readonly Rule[] = [
   // Ordinals: 1st, 22nd, 103rd, 4th.
   [/\b(\d{1,3}(?:,\d{3})*|\d+)(st|nd|rd|th)\b/gi, (m) => ordinalOfWords(integerWords(m[1].replace(/,/g, '')))],
   // Decades: 1990s, 2000s, '80s, 80s.
-  [/(?:\b(\d{2})|'|’|\b)(\d)0'?s\b/g, (m) => {
-    const century = m[1] ? Number(m[1]) : undefined;
-    const tens = Number(m[2]);
-    if (century === undefined) return DECADES[tens] || undefined;
-    if (century < 10) return undefined;
-    if (tens === 0) return century % 10 === 0 ? `${cardinal(century / 10)} thousands` : `${cardinal(century)} hundreds`;
-    return `${cardinal(century)} ${DECADES[tens]}`;
-  }],
+  [
+    /(?:\b(\d{2})|'|’|\b)(\d)0'?s\b/g,
+    (m) => {
+      const century = m[1] ? Number(m[1]) : undefined;
+      const tens = Number(m[2]);
+      if (century === undefined) return DECADES[tens] || undefined;
+      if (century < 10) return undefined;
+      if (tens === 0) return century % 10 === 0 ? `${cardinal(century / 10)} thousands` : `${cardinal(century)} hundreds`;
+      return `${cardinal(century)} ${DECADES[tens]}`;
+    },
+  ],
   // A year written short: "the class of '99".
   [/(?<![\w'’])['’](\d{2})(?![\w'’]|\.\d)/g, (m) => (m[1].startsWith('0') ? `oh ${cardinal(Number(m[1][1]))}` : cardinal(Number(m[1])))],
   // Emergency numbers anywhere, short numbers after "call"/"dial": digit by digit.
-  [/(?<![\w.,$£€¥₹-])(\d{3,5})(?![\w]|[.,]\d)/g, (m, text) =>
-    EMERGENCY_NUMBERS.includes(m[1]) || CALL_CONTEXT.test(lookBehind(text, m.index)) ? digits(m[1]) : undefined],
+  [
+    /(?<![\w.,$£€¥₹-])(\d{3,5})(?![\w]|[.,]\d)/g,
+    (m, text) => (EMERGENCY_NUMBERS.includes(m[1]) || CALL_CONTEXT.test(lookBehind(text, m.index)) ? digits(m[1]) : undefined),
+  ],
   // Ranges and scores: 5-10, 1990-1995, pages 10–12, won 102–98.
-  [/(?<![\w.-])(\d+)(?:-|\s?[–—]\s?)(\d+)(?![\w-]|\.\d)/g, (m, text) => {
-    const before = lookBehind(text, m.index);
-    const a = numberWithYearContext(m[1], before, '');
-    const asYears = m[1].length === 4 && m[2].length === 4 && Number(m[1]) >= 1000 && Number(m[2]) <= 2099;
-    // "2010-11": the second year written short.
-    const shortYear = m[1].length === 4 && m[2].length === 2 && Number(m[1]) >= 1000 && Number(m[1]) <= 2099 && Number(m[2]) > Number(m[1]) % 100;
-    if (shortYear) return `${year(Number(m[1]))} to ${cardinal(Number(m[2]))}`;
-    return `${asYears ? year(Number(m[1])) : a} to ${asYears ? year(Number(m[2])) : integerWords(m[2])}`;
-  }],
+  [
+    /(?<![\w.-])(\d+)(?:-|\s?[–—]\s?)(\d+)(?![\w-]|\.\d)/g,
+    (m, text) => {
+      const before = lookBehind(text, m.index);
+      const a = numberWithYearContext(m[1], before, '');
+      const asYears = m[1].length === 4 && m[2].length === 4 && Number(m[1]) >= 1000 && Number(m[2]) <= 2099;
+      // "2010-11": the second year written short.
+      const shortYear =
+        m[1].length === 4 && m[2].length === 2 && Number(m[1]) >= 1000 && Number(m[1]) <= 2099 && Number(m[2]) > Number(m[1]) % 100;
+      if (shortYear) return `${year(Number(m[1]))} to ${cardinal(Number(m[2]))}`;
+      return `${asYears ? year(Number(m[1])) : a} to ${asYears ? year(Number(m[2])) : integerWords(m[2])}`;
+    },
+  ],
   ...ROMAN_RULES,
   ...ABBREVIATION_RULES,
   ...MONTH_ABBREVIATION_RULES,
@@ -100,16 +120,19 @@ const RULES: readonly Rule[] = [
   // Leading-dot decimals: "only .5 percent".
   [/(?<![\w.])\.(\d+)(?!\.?\d)/g, (m) => decimal(m[0])],
   // Plain numbers, with thousands separators or decimals; four-digit years after "in", "since", ...
-  [/(?<![\d.])(?:(?<=^|[\s([])(-))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d)/g, (m, text) => {
-    const before = lookBehind(text, m.index);
-    const after = text.slice(m.index + m[0].length);
-    const int = m[2].replace(/,/g, '');
-    const words = m[3] ? decimal(int + m[3]) : numberWithYearContext(int, before, after);
-    // Keep "mp3" and "4K" apart from the letters around them.
-    const pre = /\p{L}$/u.test(before) ? ' ' : '';
-    const post = /^\p{L}/u.test(after) ? ' ' : '';
-    return `${pre}${m[1] ? 'minus ' : ''}${words}${post}`;
-  }],
+  [
+    /(?<![\d.])(?:(?<=^|[\s([])(-))?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d)/g,
+    (m, text) => {
+      const before = lookBehind(text, m.index);
+      const after = text.slice(m.index + m[0].length);
+      const int = m[2].replace(/,/g, '');
+      const words = m[3] ? decimal(int + m[3]) : numberWithYearContext(int, before, after);
+      // Keep "mp3" and "4K" apart from the letters around them.
+      const pre = /\p{L}$/u.test(before) ? ' ' : '';
+      const post = /^\p{L}/u.test(after) ? ' ' : '';
+      return `${pre}${m[1] ? 'minus ' : ''}${words}${post}`;
+    },
+  ],
   ...SYMBOL_RULES,
 ];
 

@@ -1,8 +1,26 @@
 // English number reading: cardinals, ordinals, years, digit strings.
 
 const ONES = [
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
-  'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen',
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
 ];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SCALES = ['', 'thousand', 'million', 'billion', 'trillion', 'quadrillion'];
@@ -38,7 +56,13 @@ export function cardinal(n: number): string {
 }
 
 const IRREGULAR_ORDINALS: Readonly<Record<string, string>> = {
-  one: 'first', two: 'second', three: 'third', five: 'fifth', eight: 'eighth', nine: 'ninth', twelve: 'twelfth',
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
 };
 
 /** Turns the last word of a cardinal reading into its ordinal: "twenty-one" -> "twenty-first". */
@@ -97,7 +121,10 @@ export function nominal(s: string): string {
 
 /** "zero zero seven". */
 export function digits(s: string): string {
-  return [...s].filter((c) => c >= '0' && c <= '9').map((c) => ONES[Number(c)]).join(' ');
+  return [...s]
+    .filter((c) => c >= '0' && c <= '9')
+    .map((c) => ONES[Number(c)])
+    .join(' ');
 }
 
 /** "3.14" -> "three point one four", ".5" -> "point five"; the integer part may carry thousands separators. */

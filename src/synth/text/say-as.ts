@@ -8,8 +8,32 @@ import type { SayAsRun } from './script.ts';
 import { lookupTable } from './lookup-table.ts';
 
 const LETTERS = lookupTable<string>({
-  a: 'ay', b: 'bee', c: 'see', d: 'dee', e: 'ee', f: 'eff', g: 'jee', h: 'aitch', i: 'eye', j: 'jay', k: 'kay', l: 'el', m: 'em',
-  n: 'en', o: 'oh', p: 'pee', q: 'cue', r: 'ar', s: 'ess', t: 'tee', u: 'you', v: 'vee', w: 'double you', x: 'ex', y: 'why', z: 'zee',
+  a: 'ay',
+  b: 'bee',
+  c: 'see',
+  d: 'dee',
+  e: 'ee',
+  f: 'eff',
+  g: 'jee',
+  h: 'aitch',
+  i: 'eye',
+  j: 'jay',
+  k: 'kay',
+  l: 'el',
+  m: 'em',
+  n: 'en',
+  o: 'oh',
+  p: 'pee',
+  q: 'cue',
+  r: 'ar',
+  s: 'ess',
+  t: 'tee',
+  u: 'you',
+  v: 'vee',
+  w: 'double you',
+  x: 'ex',
+  y: 'why',
+  z: 'zee',
 });
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -69,9 +93,25 @@ export function sayAsWords(run: SayAsRun, english: boolean): MappedText {
       return whole(/^\d{1,15}$/.test(n) ? ordinal(Number(n)) : undefined);
     }
     case 'digits':
-      return whole(/\d/.test(bare) ? bare.split(/[^\d]+/).filter(Boolean).map(digits).join(' ') : undefined);
+      return whole(
+        /\d/.test(bare)
+          ? bare
+              .split(/[^\d]+/)
+              .filter(Boolean)
+              .map(digits)
+              .join(' ')
+          : undefined,
+      );
     case 'telephone':
-      return whole(/\d/.test(bare) ? `${bare.startsWith('+') ? 'plus ' : ''}${bare.split(/[^\d]+/).filter(Boolean).map(digits).join(', ')}` : undefined);
+      return whole(
+        /\d/.test(bare)
+          ? `${bare.startsWith('+') ? 'plus ' : ''}${bare
+              .split(/[^\d]+/)
+              .filter(Boolean)
+              .map(digits)
+              .join(', ')}`
+          : undefined,
+      );
     case 'date':
       return whole(dateWords(bare, run.format ?? 'mdy') ?? (/^\d+$/.test(bare) ? integerWords(bare) : undefined));
     case 'time':

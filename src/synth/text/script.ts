@@ -65,7 +65,6 @@ export interface SubRun extends SourceSpan {
   context: RunContext;
 }
 
-
 /**
  * `<phoneme ph alphabet>`: engines that take phonemes speak `ph`; the others speak `text` (the grapheme) and
  * the pipeline says so in its documentation (flite).

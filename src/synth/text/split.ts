@@ -21,16 +21,70 @@ export const DEFAULT_FIRST_MAX_CHARS = 100;
 
 // Words whose period never ends a sentence (titles and the like, several languages; English ones are
 // normally expanded before splitting).
-const NO_BREAK_AFTER = new Set(
-  [
-    'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'sr', 'jr', 'vs', 'gen', 'capt', 'lt', 'sgt', 'rev', 'hon', 'mt', 'no', 'nr',
-    'hr', 'fr', 'frau', 'herr', 'sra', 'srta', 'dña', 'mme', 'mlle', 'mm', 'z.b', 'u.a', 'bzw', 'ca', 'vgl', 'd.h',
-    'e.g', 'i.e', 'cf', 'fig', 'vol', 'pp', 'approx', 'str',
-    // Short weekdays and months ("Mon. Jan. 5"); "sat", "sun", "mar" and "may" are words too, so they may end one.
-    'mon', 'tue', 'tues', 'wed', 'thu', 'thur', 'thurs', 'fri', 'jan', 'feb', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept',
-    'oct', 'nov', 'dec',
-  ],
-);
+const NO_BREAK_AFTER = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'sr',
+  'jr',
+  'vs',
+  'gen',
+  'capt',
+  'lt',
+  'sgt',
+  'rev',
+  'hon',
+  'mt',
+  'no',
+  'nr',
+  'hr',
+  'fr',
+  'frau',
+  'herr',
+  'sra',
+  'srta',
+  'dña',
+  'mme',
+  'mlle',
+  'mm',
+  'z.b',
+  'u.a',
+  'bzw',
+  'ca',
+  'vgl',
+  'd.h',
+  'e.g',
+  'i.e',
+  'cf',
+  'fig',
+  'vol',
+  'pp',
+  'approx',
+  'str',
+  // Short weekdays and months ("Mon. Jan. 5"); "sat", "sun", "mar" and "may" are words too, so they may end one.
+  'mon',
+  'tue',
+  'tues',
+  'wed',
+  'thu',
+  'thur',
+  'thurs',
+  'fri',
+  'jan',
+  'feb',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
+]);
 
 const TERMINAL = /[.!?…。！？।؟።]/;
 // Scripts that end sentences without a following space.
@@ -84,7 +138,10 @@ export function splitSentences(text: string, options: SplitOptions = {}): Senten
 
 /** Single newlines are spaces, except after a short unpunctuated line (a heading or a list item). */
 function joinLines(para: string): string[] {
-  const lines = para.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = para
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const out: string[] = [];
   for (const line of lines) {
     const prev = out[out.length - 1];

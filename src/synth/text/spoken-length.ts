@@ -6,8 +6,13 @@ import type { Script } from './script.ts';
 
 /** A request's spoken text would be longer than its limit once expanded (thrown where the expansion happens). */
 export class TextTooLongError extends Error {
-  constructor(readonly chars: number, readonly limit: number) {
-    super(`once lexicon aliases, <sub> aliases and <say-as> spell-outs are expanded, the text is ${chars} characters; the limit is ${limit} (MAX_TEXT_CHARS)`);
+  constructor(
+    readonly chars: number,
+    readonly limit: number,
+  ) {
+    super(
+      `once lexicon aliases, <sub> aliases and <say-as> spell-outs are expanded, the text is ${chars} characters; the limit is ${limit} (MAX_TEXT_CHARS)`,
+    );
     this.name = 'TextTooLongError';
   }
 }

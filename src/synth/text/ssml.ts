@@ -2,7 +2,15 @@
 // column and string positions and decodes entities itself), into a Script. Anything outside the subset is an
 // error naming its line, column and element rather than being skipped, so a client learns what was not spoken.
 import { SaxesParser, type SaxesTag } from 'saxes';
-import { parseProsodyPitch, parseProsodyRate, parseProsodyVolume, parseBreakTime, BREAK_STRENGTHS, MAX_BREAK_SECONDS, MAX_BREAK_SECONDS_PER_REQUEST } from './ssml-values.ts';
+import {
+  parseProsodyPitch,
+  parseProsodyRate,
+  parseProsodyVolume,
+  parseBreakTime,
+  BREAK_STRENGTHS,
+  MAX_BREAK_SECONDS,
+  MAX_BREAK_SECONDS_PER_REQUEST,
+} from './ssml-values.ts';
 import { PHONEME_ALPHABETS, type PhonemeAlphabet } from '../../schemas/lexicons.ts';
 import { lookupTable } from './lookup-table.ts';
 import type { BoundaryPiece, RunContext, SayAsKind, Script, ScriptPiece, SourceSpan, TextRun } from './script.ts';
@@ -258,9 +266,14 @@ class SsmlReader {
     if (parent && (parent.name === 'break' || parent.name === 'mark')) this.fail(`<${parent.name}> must be empty`, start, name);
     const unknown = Object.keys(attrs).filter((a) => !allowed.includes(a) && !a.startsWith('xmlns:'));
     if (unknown.length > 0) {
-      this.fail(`unknown attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => JSON.stringify(a)).join(', ')} (allowed: ${allowed.join(', ') || 'none'})`, start, name);
+      this.fail(
+        `unknown attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => JSON.stringify(a)).join(', ')} (allowed: ${allowed.join(', ') || 'none'})`,
+        start,
+        name,
+      );
     }
-    if (++this.budget.elements > this.limits.maxElements) this.fail(`more than ${this.limits.maxElements} elements${this.breakOnly ? ' (<break/> tags)' : ''}`, start, name);
+    if (++this.budget.elements > this.limits.maxElements)
+      this.fail(`more than ${this.limits.maxElements} elements${this.breakOnly ? ' (<break/> tags)' : ''}`, start, name);
     if (this.stack.length >= this.limits.maxDepth) this.fail(`elements nested deeper than ${this.limits.maxDepth}`, start, name);
 
     const bad: (attr: string, message: string) => never = (attr, message) => this.fail(`${attr}: ${message}`, start, name);
@@ -308,12 +321,17 @@ class SsmlReader {
       case 'prosody': {
         if (attrs.rate !== undefined) {
           const r = parseProsodyRate(attrs.rate);
-          if (r === undefined) bad('rate', `${JSON.stringify(attrs.rate)} is not x-slow, slow, medium, fast, x-fast, default, a percentage ("50%", "+20%") or a multiplier`);
+          if (r === undefined)
+            bad(
+              'rate',
+              `${JSON.stringify(attrs.rate)} is not x-slow, slow, medium, fast, x-fast, default, a percentage ("50%", "+20%") or a multiplier`,
+            );
           ctx.rate = (ctx.rate ?? 1) * r;
         }
         if (attrs.pitch !== undefined) {
           const p = parseProsodyPitch(attrs.pitch);
-          if (p === undefined) bad('pitch', `${JSON.stringify(attrs.pitch)} is not x-low … x-high, default, "+10%", "-2st", "+20Hz" or "180Hz"`);
+          if (p === undefined)
+            bad('pitch', `${JSON.stringify(attrs.pitch)} is not x-low … x-high, default, "+10%", "-2st", "+20Hz" or "180Hz"`);
           if (p.absoluteHz !== undefined) {
             ctx.pitchHz = p.absoluteHz;
             ctx.pitch = 1;
@@ -323,7 +341,8 @@ class SsmlReader {
         }
         if (attrs.volume !== undefined) {
           const v = parseProsodyVolume(attrs.volume);
-          if (v === undefined) bad('volume', `${JSON.stringify(attrs.volume)} is not silent, x-soft … x-loud, default, "+6dB" or a number 0-100`);
+          if (v === undefined)
+            bad('volume', `${JSON.stringify(attrs.volume)} is not silent, x-soft … x-loud, default, "+6dB" or a number 0-100`);
           ctx.volume = (ctx.volume ?? 1) * v;
         }
         break;
@@ -364,7 +383,8 @@ class SsmlReader {
         if (attrs.ph === undefined || attrs.ph.trim() === '') bad('ph', 'is required');
         if (attrs.ph.length > MAX_ATTRIBUTE_TEXT_CHARS) bad('ph', `is longer than ${MAX_ATTRIBUTE_TEXT_CHARS} characters`);
         const alphabet = attrs.alphabet ?? 'ipa';
-        if (!(PHONEME_ALPHABETS as readonly string[]).includes(alphabet)) bad('alphabet', `must be ${PHONEME_ALPHABETS.map((a) => `"${a}"`).join(' or ')}`);
+        if (!(PHONEME_ALPHABETS as readonly string[]).includes(alphabet))
+          bad('alphabet', `must be ${PHONEME_ALPHABETS.map((a) => `"${a}"`).join(' or ')}`);
         break;
       }
     }
@@ -394,7 +414,14 @@ class SsmlReader {
       this.pieces.push({ type: 'phoneme', ph: leaf.attrs.ph.trim(), alphabet, text, ...span, context });
     } else {
       const interpretAs = leaf.sayAs ?? 'characters';
-      this.pieces.push({ type: 'say-as', interpretAs, ...(leaf.attrs.format ? { format: leaf.attrs.format } : {}), text, ...span, context });
+      this.pieces.push({
+        type: 'say-as',
+        interpretAs,
+        ...(leaf.attrs.format ? { format: leaf.attrs.format } : {}),
+        text,
+        ...span,
+        context,
+      });
     }
   }
 
@@ -417,7 +444,9 @@ class SsmlReader {
     if (t.length === 0) return;
     const run: TextRun = { type: 'text', text: t, offset: start, length: end - start, context: top.context };
     if (t.length !== end - start || t !== this.src.slice(start, end)) {
-      run.map = mapDecoded(this.src, start, end, t, entities) ?? new Array<number>(t.length + 1).fill(start).map((v, i) => (i === t.length ? end : v));
+      run.map =
+        mapDecoded(this.src, start, end, t, entities) ??
+        new Array<number>(t.length + 1).fill(start).map((v, i) => (i === t.length ? end : v));
     }
     this.pieces.push(run);
   }

@@ -59,7 +59,13 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
  * leading slash or `..` is refused, so a catalogue cannot send the installer to another host or folder).
  */
 function fileUrl(path: string, base: URL): URL | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\') || path.split('/').some((p) => p === '..' || p === '.')) return undefined;
+  if (
+    /^[a-z][a-z0-9+.-]*:/i.test(path) ||
+    path.startsWith('/') ||
+    path.startsWith('\\') ||
+    path.split('/').some((p) => p === '..' || p === '.')
+  )
+    return undefined;
   const url = new URL(path.split('/').map(encodeURIComponent).join('/'), base);
   return url;
 }
@@ -89,7 +95,16 @@ export function parsePiperCatalog(raw: unknown, catalogUrl: URL): CatalogVoice[]
       const url = fileUrl(path, catalogUrl);
       const size = isRecord(info) ? info.size_bytes : undefined;
       const md5 = isRecord(info) ? str(info.md5_digest)?.toLowerCase() : undefined;
-      if (!url || !SAFE_FILE_NAME.test(name) || typeof size !== 'number' || !Number.isInteger(size) || size <= 0 || size > MAX_FILE_BYTES || !md5 || !/^[0-9a-f]{32}$/.test(md5)) {
+      if (
+        !url ||
+        !SAFE_FILE_NAME.test(name) ||
+        typeof size !== 'number' ||
+        !Number.isInteger(size) ||
+        size <= 0 ||
+        size > MAX_FILE_BYTES ||
+        !md5 ||
+        !/^[0-9a-f]{32}$/.test(md5)
+      ) {
         unsafe = true;
         break;
       }
@@ -123,11 +138,33 @@ export function parsePiperCatalog(raw: unknown, catalogUrl: URL): CatalogVoice[]
  * The Kokoro v1.0 release files. The release publishes no checksums, so each file is pinned here by its size
  * and SHA-256 (of the files at the release's URL, as downloaded); a changed file is refused, not trusted.
  */
-const KOKORO_VOICES_FILE = { name: 'voices-v1.0.bin', size: 28_214_398, sha256: 'bca610b8308e8d99f32e6fe4197e7ec01679264efed0cac9140fe9c29f1fbf7d' };
+const KOKORO_VOICES_FILE = {
+  name: 'voices-v1.0.bin',
+  size: 28_214_398,
+  sha256: 'bca610b8308e8d99f32e6fe4197e7ec01679264efed0cac9140fe9c29f1fbf7d',
+};
 const KOKORO_MODELS = [
-  { name: 'kokoro-v1.0', file: 'kokoro-v1.0.onnx', quality: 'fp32', size: 325_532_387, sha256: '7d5df8ecf7d4b1878015a32686053fd0eebe2bc377234608764cc0ef3636a6c5' },
-  { name: 'kokoro-v1.0-fp16', file: 'kokoro-v1.0.fp16.onnx', quality: 'fp16', size: 177_464_787, sha256: 'c1610a859f3bdea01107e73e50100685af38fff88f5cd8e5c56df109ec880204' },
-  { name: 'kokoro-v1.0-int8', file: 'kokoro-v1.0.int8.onnx', quality: 'int8', size: 92_361_271, sha256: '6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb' },
+  {
+    name: 'kokoro-v1.0',
+    file: 'kokoro-v1.0.onnx',
+    quality: 'fp32',
+    size: 325_532_387,
+    sha256: '7d5df8ecf7d4b1878015a32686053fd0eebe2bc377234608764cc0ef3636a6c5',
+  },
+  {
+    name: 'kokoro-v1.0-fp16',
+    file: 'kokoro-v1.0.fp16.onnx',
+    quality: 'fp16',
+    size: 177_464_787,
+    sha256: 'c1610a859f3bdea01107e73e50100685af38fff88f5cd8e5c56df109ec880204',
+  },
+  {
+    name: 'kokoro-v1.0-int8',
+    file: 'kokoro-v1.0.int8.onnx',
+    quality: 'int8',
+    size: 92_361_271,
+    sha256: '6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb',
+  },
 ] as const;
 
 /** The languages Kokoro v1.0's voices speak (the first letter of each voice name). */
@@ -146,7 +183,14 @@ export function parseKokoroManifest(raw: unknown): KokoroManifest {
     if (!SAFE_FILE_NAME.test(name) || !isRecord(info)) continue;
     const size = info.size_bytes;
     const sha256 = str(info.sha256_digest)?.toLowerCase();
-    if (typeof size === 'number' && Number.isInteger(size) && size > 0 && size <= MAX_FILE_BYTES && sha256 && /^[0-9a-f]{64}$/.test(sha256)) {
+    if (
+      typeof size === 'number' &&
+      Number.isInteger(size) &&
+      size > 0 &&
+      size <= MAX_FILE_BYTES &&
+      sha256 &&
+      /^[0-9a-f]{64}$/.test(sha256)
+    ) {
       out.set(name, { size, sha256 });
     }
   }
@@ -161,7 +205,11 @@ export function kokoroCatalog(filesUrl: URL, manifest: KokoroManifest = new Map(
   const pinned = (name: string, size: number, sha256: string) => manifest.get(name) ?? { size, sha256 };
   return KOKORO_MODELS.map((m) => {
     const files: CatalogFile[] = [
-      { name: KOKORO_VOICES_FILE.name, ...pinned(KOKORO_VOICES_FILE.name, KOKORO_VOICES_FILE.size, KOKORO_VOICES_FILE.sha256), url: new URL(KOKORO_VOICES_FILE.name, filesUrl).href },
+      {
+        name: KOKORO_VOICES_FILE.name,
+        ...pinned(KOKORO_VOICES_FILE.name, KOKORO_VOICES_FILE.size, KOKORO_VOICES_FILE.sha256),
+        url: new URL(KOKORO_VOICES_FILE.name, filesUrl).href,
+      },
       { name: m.file, ...pinned(m.file, m.size, m.sha256), url: new URL(m.file, filesUrl).href },
     ];
     return {
@@ -213,7 +261,10 @@ export async function loadCatalog(sources: CatalogSources, signal?: AbortSignal)
   } catch {
     throw new CatalogError(`the voice catalogue at ${sources.catalogUrl.href} is not JSON (is VOICES_CATALOG_URL the URL of voices.json?)`);
   }
-  return [...kokoroCatalog(sources.kokoroFilesUrl, await kokoroManifest(sources.kokoroFilesUrl, signal)), ...parsePiperCatalog(raw, sources.catalogUrl)];
+  return [
+    ...kokoroCatalog(sources.kokoroFilesUrl, await kokoroManifest(sources.kokoroFilesUrl, signal)),
+    ...parsePiperCatalog(raw, sources.catalogUrl),
+  ];
 }
 
 /** The manifest of a Kokoro mirror, if it has one (the release itself has none: its pins apply). */

@@ -103,7 +103,12 @@ export async function downloadVerified(file: CatalogFile, partPath: string, opti
         const wrapped =
           err instanceof SourceError
             ? err
-            : new SourceError(stall.signal.aborted ? `no data for ${Math.round(stallMs / 1000)} s` : `the connection broke: ${err instanceof Error ? err.message : String(err)}`, true);
+            : new SourceError(
+                stall.signal.aborted
+                  ? `no data for ${Math.round(stallMs / 1000)} s`
+                  : `the connection broke: ${err instanceof Error ? err.message : String(err)}`,
+                true,
+              );
         // Progress since the last failure resets the count: a flaky line that keeps delivering still finishes.
         failures = have > before ? 1 : failures + 1;
         if (!wrapped.retry || failures > retries) {

@@ -86,7 +86,15 @@ export class VoiceInstalls {
     if (running && !running.finishedAt) return { job: running, done: this.pending.get(name) ?? Promise.resolve(running) };
     const voice = (await this.catalog()).find((v) => v.name === name);
     if (!voice) throw new CatalogError(`the catalogue has no voice named ${name}`);
-    const job: InstallJob = { name, status: 'queued', received: 0, total: voice.size, bytesPerSecond: 0, secondsLeft: null, startedAt: new Date().toISOString() };
+    const job: InstallJob = {
+      name,
+      status: 'queued',
+      received: 0,
+      total: voice.size,
+      bytesPerSecond: 0,
+      secondsLeft: null,
+      startedAt: new Date().toISOString(),
+    };
     this.jobs.set(name, job);
     const done = this.run(voice, job);
     this.pending.set(name, done);
@@ -109,7 +117,10 @@ export class VoiceInstalls {
       const quarter = Math.floor((p.received / Math.max(1, p.total)) * 4);
       if (p.phase === 'downloading' && quarter > lastLogged && quarter < 4) {
         lastLogged = quarter;
-        log.info({ voice: voice.name, received: p.received, total: p.total }, `installing ${voice.name}: ${quarter * 25}% of ${Math.round(p.total / 1e6)} MB`);
+        log.info(
+          { voice: voice.name, received: p.received, total: p.total },
+          `installing ${voice.name}: ${quarter * 25}% of ${Math.round(p.total / 1e6)} MB`,
+        );
       }
     };
     try {
@@ -117,11 +128,15 @@ export class VoiceInstalls {
       await this.options.refresh();
       job.status = 'installed';
       job.received = job.total;
-      log.info({ voice: voice.name, downloaded: result.downloaded }, `installed ${voice.name}${result.downloaded ? '' : ' (already there)'}`);
+      log.info(
+        { voice: voice.name, downloaded: result.downloaded },
+        `installed ${voice.name}${result.downloaded ? '' : ' (already there)'}`,
+      );
     } catch (err) {
       job.status = 'failed';
       job.error = err instanceof Error ? err.message : String(err);
-      if (!this.controller.signal.aborted) log.error({ voice: voice.name, err: { message: job.error } }, `installing ${voice.name} failed: ${job.error}`);
+      if (!this.controller.signal.aborted)
+        log.error({ voice: voice.name, err: { message: job.error } }, `installing ${voice.name} failed: ${job.error}`);
     }
     job.finishedAt = new Date().toISOString();
     return job;
@@ -158,7 +173,9 @@ export class VoiceInstalls {
       }
       if (await isInstalled(this.options.voicesDir, voice)) continue;
       this.options.log.info({ voice: name }, `VOICES_INSTALL: installing ${name} (${Math.round(voice.size / 1e6)} MB)`);
-      await (await this.start(name)).done;
+      await (
+        await this.start(name)
+      ).done;
     }
   }
 

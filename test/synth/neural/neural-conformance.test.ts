@@ -15,5 +15,17 @@ installNeuralModels((await scanVoicesDir(dir)).models);
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 // Neither has a pitch control, and a sine says no words: those checks are skipped (stated in the report).
-engineConformance({ engine: 'piper', voice: { engine: 'piper', base: 'en_US-testset-medium' }, lowPitchHz: 110, highPitchHz: 220, speech: false });
-engineConformance({ engine: 'kokoro', voice: { engine: 'kokoro', base: 'kokoro-v1.0/af_alpha' }, lowPitchHz: 110, highPitchHz: 220, speech: false });
+engineConformance({
+  engine: 'piper',
+  voice: { engine: 'piper', base: 'en_US-testset-medium' },
+  lowPitchHz: 110,
+  highPitchHz: 220,
+  speech: false,
+});
+engineConformance({
+  engine: 'kokoro',
+  voice: { engine: 'kokoro', base: 'kokoro-v1.0/af_alpha' },
+  lowPitchHz: 110,
+  highPitchHz: 220,
+  speech: false,
+});

@@ -94,14 +94,11 @@ describe('VOICES_DIR catalog', () => {
     assert.equal(single?.language, 'en-US');
     assert.match(single?.description ?? '', /testset.*medium quality/);
     const kokoro = ((await (await s.request('/api/voices?engine=kokoro')).json()) as { voices: PublicVoice[] }).voices;
-    assert.deepEqual(
-      kokoro.map((v) => [v.id, v.gender, v.language]).sort(),
-      [
-        ['kokoro-af-alpha', 'female', 'en-US'],
-        ['kokoro-am-beta', 'male', 'en-US'],
-        ['kokoro-bf-rows', 'female', 'en-GB'],
-      ],
-    );
+    assert.deepEqual(kokoro.map((v) => [v.id, v.gender, v.language]).sort(), [
+      ['kokoro-af-alpha', 'female', 'en-US'],
+      ['kokoro-am-beta', 'male', 'en-US'],
+      ['kokoro-bf-rows', 'female', 'en-GB'],
+    ]);
     const one = await s.request('/api/voices/kokoro-af-alpha');
     assert.equal(one.status, 200);
     assert.equal(((await one.json()) as { voice: PublicVoice }).voice.engine, 'kokoro');
@@ -195,7 +192,10 @@ describe('Kokoro', () => {
   });
 
   test('two Kokoro voices breed into a stored child whose style lies between its parents', async () => {
-    const res = await s.request('/v1/forge/breed', { json: { parent_a: 'kokoro-af-alpha', parent_b: 'kokoro-am-beta', name: 'Mix', mutation_rate: 0.5, seed: 7 }, bearer: key });
+    const res = await s.request('/v1/forge/breed', {
+      json: { parent_a: 'kokoro-af-alpha', parent_b: 'kokoro-am-beta', name: 'Mix', mutation_rate: 0.5, seed: 7 },
+      bearer: key,
+    });
     assert.equal(res.status, 201, await res.clone().text());
     const child = ((await res.json()) as { voice: PublicVoice & { genome: { style: { voices: string[]; weights: number[][] } } } }).voice;
     assert.deepEqual(child.parents, ['kokoro-af-alpha', 'kokoro-am-beta']);
@@ -226,10 +226,16 @@ describe('Kokoro', () => {
 
 describe('other doors', () => {
   test('the OpenAI endpoint speaks a neural voice by id, and tts-1-hd prefers one', async () => {
-    const res = await s.request('/v1/audio/speech', { json: { model: 'tts-1', input: HELLO, voice: 'kokoro-af-alpha', response_format: 'pcm' }, bearer: key });
+    const res = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1', input: HELLO, voice: 'kokoro-af-alpha', response_format: 'pcm' },
+      bearer: key,
+    });
     assert.equal(res.status, 200);
     assert.ok((await res.arrayBuffer()).byteLength > 1000);
-    const hd = await s.request('/v1/audio/speech', { json: { model: 'tts-1-hd', input: HELLO, voice: 'alloy', response_format: 'pcm' }, bearer: key });
+    const hd = await s.request('/v1/audio/speech', {
+      json: { model: 'tts-1-hd', input: HELLO, voice: 'alloy', response_format: 'pcm' },
+      bearer: key,
+    });
     assert.equal(hd.status, 200);
     const bytes = new Uint8Array(await hd.arrayBuffer());
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

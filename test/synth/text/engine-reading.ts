@@ -17,8 +17,13 @@ export async function espeakReading(text: string, voice = 'en-us'): Promise<stri
 
 /** flite's phones for the text as the engine is given it, without pauses. */
 export function fliteReading(text: string, voice = 'slt'): string {
-  const printed = FliteProgram.load().run(['flite', '-voice', voice, '-ps', '-t', toFliteText(text), '-o', 'none']).printed.join(' ');
-  return printed.replace(/\bpau\b/g, ' ').replace(/\s+/g, ' ').trim();
+  const printed = FliteProgram.load()
+    .run(['flite', '-voice', voice, '-ps', '-t', toFliteText(text), '-o', 'none'])
+    .printed.join(' ');
+  return printed
+    .replace(/\bpau\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The pieces the service hands the engines for `written` (normalized, split into sentences). */

@@ -14,7 +14,21 @@ const SAFE = /^[\p{L}\p{M}\s.,;:!?'’"“”()[\]\-–—…]*$/u;
 const ROMAN = 'ɹoʊmən';
 
 function toRoman(n: number): string {
-  const table: [number, string][] = [[1000, 'M'], [900, 'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [40, 'XL'], [10, 'X'], [9, 'IX'], [5, 'V'], [4, 'IV'], [1, 'I']];
+  const table: [number, string][] = [
+    [1000, 'M'],
+    [900, 'CM'],
+    [500, 'D'],
+    [400, 'CD'],
+    [100, 'C'],
+    [90, 'XC'],
+    [50, 'L'],
+    [40, 'XL'],
+    [10, 'X'],
+    [9, 'IX'],
+    [5, 'V'],
+    [4, 'IV'],
+    [1, 'I'],
+  ];
   let out = '';
   for (const [v, r] of table) for (; n >= v; n -= v) out += r;
   return out;
@@ -43,7 +57,14 @@ describe('nothing is left for an engine to read its own way', () => {
   test('espeak-ng never announces a Roman numeral: every numeral up to 100, bare, after a name and after a title', async () => {
     for (let n = 1; n <= 100; n++) {
       const r = toRoman(n);
-      for (const text of [`See ${r} now.`, `the ${r.toLowerCase()} item`, `Henry ${r} ruled.`, `Chapter ${r} ends.`, `Rocky ${r} is out.`, `(${r.toLowerCase()})`]) {
+      for (const text of [
+        `See ${r} now.`,
+        `the ${r.toLowerCase()} item`,
+        `Henry ${r} ruled.`,
+        `Chapter ${r} ends.`,
+        `Rocky ${r} is out.`,
+        `(${r.toLowerCase()})`,
+      ]) {
         const said = await espeakReading(normalizeEnglish(text));
         assert.ok(!said.includes(ROMAN), `${text} -> ${normalizeEnglish(text)} -> ${said}`);
       }

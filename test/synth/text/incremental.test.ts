@@ -86,7 +86,10 @@ describe('SentenceStream', () => {
   test('a closing quote in the same piece as the period ends it; one in the next piece starts the next text', () => {
     const { stream, out } = pushAll(['He', ' said', ' "go', ' home."', ' Then']);
     assert.deepEqual(out, [[], [], [], ['He said "go home."'], []]);
-    assert.deepEqual(stream.flush().map((s) => s.text), ['Then']);
+    assert.deepEqual(
+      stream.flush().map((s) => s.text),
+      ['Then'],
+    );
   });
 
   test('offsets point into the text received; pauses follow the sentence ends, a blank line after an early end is a paragraph', () => {
@@ -96,11 +99,20 @@ describe('SentenceStream', () => {
     const rest = stream.flush();
     const all = [...got, ...rest];
     const whole = text.join('');
-    assert.deepEqual(all.map((s) => whole.slice(s.offset, s.end)), ['First one.', 'Second one!', 'Third one, at last']);
-    assert.deepEqual(all.map((s) => s.pauseBefore), [undefined, 'paragraph', 'sentence']);
+    assert.deepEqual(
+      all.map((s) => whole.slice(s.offset, s.end)),
+      ['First one.', 'Second one!', 'Third one, at last'],
+    );
+    assert.deepEqual(
+      all.map((s) => s.pauseBefore),
+      [undefined, 'paragraph', 'sentence'],
+    );
     // After a flush the next piece starts a new utterance: offset 0, no pause before it.
     const next = stream.push('Again.');
-    assert.deepEqual(next.map((s) => [s.text, s.offset, s.pauseBefore]), [['Again.', 0, undefined]]);
+    assert.deepEqual(
+      next.map((s) => [s.text, s.offset, s.pauseBefore]),
+      [['Again.', 0, undefined]],
+    );
   });
 
   test('the first sentence handed out early is still the short first piece a whole text would get', () => {

@@ -56,7 +56,14 @@ test('runs set by markup are left alone; text runs keep their context and source
   const out = applyLexicon(script, rules).pieces;
   assert.deepEqual(out[0], script.pieces[0]);
   assert.deepEqual(out[1], { type: 'text', text: 'the ', offset: 10, length: 8, map: [10, 12, 14, 16, 18], context: { rate: 0.5 } });
-  assert.deepEqual(out[2], { type: 'sub', alias: 'World Health Organization', text: 'WHO', offset: 18, length: 12, context: { rate: 0.5 } });
+  assert.deepEqual(out[2], {
+    type: 'sub',
+    alias: 'World Health Organization',
+    text: 'WHO',
+    offset: 18,
+    length: 12,
+    context: { rate: 0.5 },
+  });
 });
 
 test('no rules, or no match: the same script', () => {
@@ -68,25 +75,32 @@ test('no rules, or no match: the same script', () => {
 
 test('earlier rules win a grapheme two lexicons define', () => {
   const out = applyLexicon(plainScript('WHO'), [{ grapheme: 'who', alias: 'first' }, ...rules]).pieces;
-  assert.deepEqual(out.map((p) => p.type === 'sub' && p.alias), ['first']);
+  assert.deepEqual(
+    out.map((p) => p.type === 'sub' && p.alias),
+    ['first'],
+  );
 });
 
 test('property: for any text and graphemes, pieces tile the source in order and every sub/phoneme matches its rule', () => {
   const word = fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('a', 'B', 'ç', '1', '.', '+', '-', '(', '$', '\\') });
   fc.assert(
-    fc.property(fc.array(word, { maxLength: 5 }), fc.string({ maxLength: 80, unit: fc.constantFrom('a', 'B', 'ç', '1', ' ', '.', '+', '-', '(', '$', '\\', '\n') }), (graphemes, text) => {
-      const lex = graphemes.map((g, i) => ({ grapheme: g, alias: `alias${i}` }));
-      const out = applyLexicon(plainScript(text), lex).pieces;
-      let at = 0;
-      for (const p of out) {
-        assert.ok(p.type === 'text' || p.type === 'sub');
-        assert.equal(p.offset, at);
-        assert.equal(p.text, text.slice(p.offset, p.offset + p.length));
-        at += p.length;
-        if (p.type === 'sub') assert.equal(lex.find((r) => r.alias === p.alias)?.grapheme.toLowerCase(), p.text.toLowerCase());
-      }
-      assert.equal(at, text.length);
-    }),
+    fc.property(
+      fc.array(word, { maxLength: 5 }),
+      fc.string({ maxLength: 80, unit: fc.constantFrom('a', 'B', 'ç', '1', ' ', '.', '+', '-', '(', '$', '\\', '\n') }),
+      (graphemes, text) => {
+        const lex = graphemes.map((g, i) => ({ grapheme: g, alias: `alias${i}` }));
+        const out = applyLexicon(plainScript(text), lex).pieces;
+        let at = 0;
+        for (const p of out) {
+          assert.ok(p.type === 'text' || p.type === 'sub');
+          assert.equal(p.offset, at);
+          assert.equal(p.text, text.slice(p.offset, p.offset + p.length));
+          at += p.length;
+          if (p.type === 'sub') assert.equal(lex.find((r) => r.alias === p.alias)?.grapheme.toLowerCase(), p.text.toLowerCase());
+        }
+        assert.equal(at, text.length);
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -593,7 +593,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['8:30–9:15 am', 'eight thirty to nine fifteen A M'],
     ['at 12:30 a.m. sharp', 'at twelve thirty A M sharp'],
     ['at 11:59 PM.', 'at eleven fifty-nine P M.'],
-    ['at 3 o\'clock', 'at three o\'clock'],
+    ["at 3 o'clock", "at three o'clock"],
     ['at 4:00 p.m. today', 'at four P M today'],
   ]),
   // Years and numbers, decades, ordinals, ISO and dotted dates.
@@ -609,8 +609,8 @@ export const CORPUS: readonly CorpusPair[] = [
     ['the 2010-11 season', 'the twenty ten to eleven season'],
     ['from 2019 to 2021', 'from twenty nineteen to twenty twenty-one'],
     ['in 476 AD', 'in four hundred seventy-six AD'],
-    ['the class of \'99', 'the class of ninety-nine'],
-    ['back in \'05', 'back in oh five'],
+    ["the class of '99", 'the class of ninety-nine'],
+    ["back in '05", 'back in oh five'],
     ['the 1700s', 'the seventeen hundreds'],
     ['the 50s and 60s', 'the fifties and sixties'],
     ['her 2nd book', 'her second book'],
@@ -669,7 +669,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['Wait ~ a bit', 'Wait a bit'],
     ['an ∞ loop', 'an infinity loop'],
     ['2π radians', 'two pi radians'],
-  ]),  // Second pass over the categories: forms written other ways.
+  ]), // Second pass over the categories: forms written other ways.
   ...pairs(false, [
     ['the XIX century', 'the nineteenth century'],
     ['in the XVIII Dynasty', 'in the eighteenth Dynasty'],
@@ -694,7 +694,7 @@ export const CORPUS: readonly CorpusPair[] = [
     ['Blink-182 played.', 'Blink-one eighty-two played.'],
     ['123 Main St, Springfield', 'one twenty-three Main Street, Springfield'],
     ['Meet on Oak St tomorrow.', 'Meet on Oak Street tomorrow.'],
-    ['St Paul\'s is old.', 'St Paul\'s is old.'],
+    ["St Paul's is old.", "St Paul's is old."],
     ['Lakers vs Celtics', 'Lakers versus Celtics'],
     ['approx 3 km', 'approximately three kilometers'],
     ['2024 was a leap year.', 'twenty twenty-four was a leap year.'],

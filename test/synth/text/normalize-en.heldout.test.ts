@@ -13,7 +13,10 @@ describe('held-out English sentences', () => {
     const { CORPUS } = await import('./normalize-en.corpus.ts');
     assert.ok(HELD_OUT.length >= 60, `${HELD_OUT.length} sentences`);
     const dev = new Set(CORPUS.map((p) => p.written));
-    assert.deepEqual(HELD_OUT.filter((h) => dev.has(h.written)).map((h) => h.written), []);
+    assert.deepEqual(
+      HELD_OUT.filter((h) => dev.has(h.written)).map((h) => h.written),
+      [],
+    );
   });
 
   test(`each engine misreads at most ${MAX_MISREAD * 100} % of them`, async () => {
@@ -25,7 +28,10 @@ describe('held-out English sentences', () => {
     }
     for (const engine of ['espeak', 'flite'] as const) {
       const rate = misread[engine].length / HELD_OUT.length;
-      assert.ok(rate <= MAX_MISREAD, `${engine}: ${misread[engine].length} of ${HELD_OUT.length} misread (${(rate * 100).toFixed(1)} %):\n${misread[engine].join('\n')}`);
+      assert.ok(
+        rate <= MAX_MISREAD,
+        `${engine}: ${misread[engine].length} of ${HELD_OUT.length} misread (${(rate * 100).toFixed(1)} %):\n${misread[engine].join('\n')}`,
+      );
     }
   });
 });

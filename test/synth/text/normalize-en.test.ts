@@ -16,10 +16,10 @@ describe('English normalization corpus', () => {
 
   test('abbreviated weekdays and months do not end the sentence', () => {
     const pieces = prepareText('Mon. Jan. 5 is the day. We met Dr. Who on Tues., Nov. 3 at 9 a.m. and left.', { english: true });
-    assert.deepEqual(pieces.map((p) => p.text), [
-      'Monday January fifth is the day.',
-      'We met Doctor Who on Tuesday, November third at nine A M and left.',
-    ]);
+    assert.deepEqual(
+      pieces.map((p) => p.text),
+      ['Monday January fifth is the day.', 'We met Doctor Who on Tuesday, November third at nine A M and left.'],
+    );
   });
 
   test('the spoken form is a fixed point: normalizing it again changes nothing', () => {
@@ -29,6 +29,9 @@ describe('English normalization corpus', () => {
 
 describe('splitting text that is not normalized (other languages)', () => {
   test('a short weekday or month does not end the sentence', () => {
-    assert.deepEqual(prepareText('Mon. Jan. 5 ist der Tag. Gut.', { english: false }).map((p) => p.text), ['Mon. Jan. 5 ist der Tag.', 'Gut.']);
+    assert.deepEqual(
+      prepareText('Mon. Jan. 5 ist der Tag. Gut.', { english: false }).map((p) => p.text),
+      ['Mon. Jan. 5 ist der Tag.', 'Gut.'],
+    );
   });
 });

@@ -16,8 +16,8 @@ export function NaturalVoicesHint() {
       {user.operator ? (
         <>
           <p>
-            The voices here are the built-in ones, quick but synthetic. Natural (neural) voices sound like a person reading: install one
-            in a click, and it speaks everywhere at once, with no restart.
+            The voices here are the built-in ones, quick but synthetic. Natural (neural) voices sound like a person reading: install one in
+            a click, and it speaks everywhere at once, with no restart.
           </p>
           <Link to="/natural-voices" className="button">
             Add a natural voice

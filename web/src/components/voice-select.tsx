@@ -53,7 +53,11 @@ export function VoiceSelect({ id, label, voices, value, onChange, allowDefault, 
     const matching = (voices ?? []).filter((v) => matchesQuery(v, query));
     const grouped = groupVoices(matching).map((g) => ({
       label: g.label,
-      rows: g.voices.map((v): Row => ({ id: v.id, label: v.name, detail: `${v.language} · ${v.gender} · ${isNatural(v) ? `natural, ${v.engine}` : v.engine}` })),
+      rows: g.voices.map((v): Row => ({
+        id: v.id,
+        label: v.name,
+        detail: `${v.language} · ${v.gender} · ${isNatural(v) ? `natural, ${v.engine}` : v.engine}`,
+      })),
     }));
     if (allowDefault && (query.trim() === '' || 'default'.startsWith(query.trim().toLowerCase()))) {
       grouped.unshift({ label: 'Default', rows: [{ id: 'default', label: DEFAULT_LABEL, detail: defaultVoice?.id ?? '' }] });

@@ -67,7 +67,8 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
       <h2 id={`book-${job.id}`}>{job.title}</h2>
       <p className="book-meta">
         {job.author ? `${job.author} · ` : ''}
-        {job.chapters.length} {job.chapters.length === 1 ? 'chapter' : 'chapters'} · {job.characters.toLocaleString()} characters · {job.format} · {job.voice_id}
+        {job.chapters.length} {job.chapters.length === 1 ? 'chapter' : 'chapters'} · {job.characters.toLocaleString()} characters ·{' '}
+        {job.format} · {job.voice_id}
         {job.duration_seconds !== null ? ` · ${duration(job.duration_seconds)}` : ''}
       </p>
       <div className="book-progress">
@@ -180,13 +181,28 @@ export function BooksPage() {
   }
 
   return (
-    <Page title="Books" intro="Turn a book or a long document into a chaptered audiobook. Chapters come from an EPUB’s table of contents, headings, or lines such as “Chapter 12”.">
+    <Page
+      title="Books"
+      intro="Turn a book or a long document into a chaptered audiobook. Chapters come from an EPUB’s table of contents, headings, or lines such as “Chapter 12”."
+    >
       <form className="card" onSubmit={(e) => void submit(e)} aria-labelledby="new-book">
         <h2 id="new-book">New book</h2>
         <label htmlFor="book-file">File (.epub, .txt, .md, .html, .ssml)</label>
-        <input id="book-file" type="file" accept=".epub,.txt,.text,.md,.markdown,.html,.htm,.xhtml,.ssml" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        <input
+          id="book-file"
+          type="file"
+          accept=".epub,.txt,.text,.md,.markdown,.html,.htm,.xhtml,.ssml"
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+        />
         <label htmlFor="book-text">…or paste text</label>
-        <textarea id="book-text" rows={6} value={text} onChange={(e) => setText(e.target.value)} disabled={file !== null} placeholder={'Chapter 1\n\nIt was a bright cold day in April…'} />
+        <textarea
+          id="book-text"
+          rows={6}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          disabled={file !== null}
+          placeholder={'Chapter 1\n\nIt was a bright cold day in April…'}
+        />
         <label htmlFor="book-title">Title (optional)</label>
         <input id="book-title" value={title} maxLength={500} onChange={(e) => setTitle(e.target.value)} />
         <VoiceSelect id="book-voice" label="Voice" voices={voices.voices} value={voiceId} onChange={setVoiceId} allowDefault />

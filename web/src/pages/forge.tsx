@@ -43,7 +43,8 @@ async function measure(blob: Blob): Promise<number | null> {
 /** The reasons a sample will be refused, in words, before anything is uploaded. */
 function sampleProblem(sample: Sample): string | null {
   if (sample.blob.size === 0) return 'The file is empty.';
-  if (sample.blob.size > CLONE_MAX_BYTES) return `The file is ${bytes(sample.blob.size)}; the limit is ${bytes(CLONE_MAX_BYTES)}. Trim it or use a compressed format such as MP3.`;
+  if (sample.blob.size > CLONE_MAX_BYTES)
+    return `The file is ${bytes(sample.blob.size)}; the limit is ${bytes(CLONE_MAX_BYTES)}. Trim it or use a compressed format such as MP3.`;
   if (sample.duration !== null && sample.duration < CLONE_MIN_SECONDS)
     return `The recording is ${seconds(sample.duration)} long; at least ${CLONE_MIN_SECONDS} seconds of speech are needed.`;
   if (sample.duration !== null && sample.duration > CLONE_MAX_SECONDS)
@@ -157,7 +158,9 @@ function CloneForm() {
     }
     if (file.size > CLONE_MAX_BYTES) {
       setSample(null);
-      setProblem(`The file is ${bytes(file.size)}; the limit is ${bytes(CLONE_MAX_BYTES)}. Trim it or use a compressed format such as MP3.`);
+      setProblem(
+        `The file is ${bytes(file.size)}; the limit is ${bytes(CLONE_MAX_BYTES)}. Trim it or use a compressed format such as MP3.`,
+      );
       return;
     }
     await adoptSample(file, file.name);
@@ -175,7 +178,11 @@ function CloneForm() {
       if (language.toLowerCase().startsWith('en') && transcript.trim() === '') setTranscript(READ_ALOUD);
     } catch (err) {
       const denied = err instanceof DOMException && (err.name === 'NotAllowedError' || err.name === 'SecurityError');
-      setError(denied ? 'The browser did not allow the microphone. Allow it for this site, or upload a file instead.' : `The microphone could not start: ${fail(err)}`);
+      setError(
+        denied
+          ? 'The browser did not allow the microphone. Allow it for this site, or upload a file instead.'
+          : `The microphone could not start: ${fail(err)}`,
+      );
     }
   }
 
@@ -193,7 +200,15 @@ function CloneForm() {
     setBusy(true);
     setError(null);
     try {
-      setCreated(await api.clone({ name: name.trim(), language, transcript: transcript.trim() || undefined, audio: sample.blob, filename: sample.fileName }));
+      setCreated(
+        await api.clone({
+          name: name.trim(),
+          language,
+          transcript: transcript.trim() || undefined,
+          audio: sample.blob,
+          filename: sample.fileName,
+        }),
+      );
       await reloadVoices();
     } catch (err) {
       setError(fail(err));
@@ -207,8 +222,11 @@ function CloneForm() {
       <h2 id="clone-heading">Clone a voice</h2>
       <p id="clone-limits" className="limits">
         Give a sample of one person speaking: <strong>WAV, MP3, Ogg (Opus or Vorbis) or FLAC</strong>, at most{' '}
-        <strong>{bytes(CLONE_MAX_BYTES)}</strong> and <strong>{CLONE_MIN_SECONDS} to {CLONE_MAX_SECONDS} seconds</strong> long. Clear
-        speech with little background noise works best; only clone voices you have permission to use.
+        <strong>{bytes(CLONE_MAX_BYTES)}</strong> and{' '}
+        <strong>
+          {CLONE_MIN_SECONDS} to {CLONE_MAX_SECONDS} seconds
+        </strong>{' '}
+        long. Clear speech with little background noise works best; only clone voices you have permission to use.
       </p>
       <form onSubmit={(e) => void submit(e)} aria-describedby="clone-limits">
         <fieldset className="segmented">
@@ -217,19 +235,33 @@ function CloneForm() {
             <input type="radio" name="clone-mode" value="file" checked={mode === 'file'} onChange={() => setMode('file')} /> Upload a file
           </label>
           <label>
-            <input type="radio" name="clone-mode" value="record" checked={mode === 'record'} onChange={() => setMode('record')} disabled={!canRecord()} /> Record with
-            the microphone
+            <input
+              type="radio"
+              name="clone-mode"
+              value="record"
+              checked={mode === 'record'}
+              onChange={() => setMode('record')}
+              disabled={!canRecord()}
+            />{' '}
+            Record with the microphone
           </label>
         </fieldset>
         {mode === 'file' ? (
           <div className="field">
             <label htmlFor="clone-file">Audio file</label>
-            <input id="clone-file" type="file" accept={ACCEPT} onChange={(e) => void pickFile(e.target.files?.[0])} aria-describedby="clone-limits" />
+            <input
+              id="clone-file"
+              type="file"
+              accept={ACCEPT}
+              onChange={(e) => void pickFile(e.target.files?.[0])}
+              aria-describedby="clone-limits"
+            />
           </div>
         ) : (
           <div className="field recorder">
             <p className="hint" id="read-aloud-help">
-              Read this aloud at your normal pace (about 20 seconds). It is filled in as the transcript, which helps the clone keep your pace.
+              Read this aloud at your normal pace (about 20 seconds). It is filled in as the transcript, which helps the clone keep your
+              pace.
             </p>
             <blockquote className="read-aloud" lang="en" data-testid="read-aloud">
               {READ_ALOUD}
@@ -258,7 +290,13 @@ function CloneForm() {
                   data-testid="level-meter"
                   data-level={level.toFixed(4)}
                 />
-                <small>{level < 0.005 ? 'Nothing heard yet: check the microphone.' : level > 0.7 ? 'Very loud: move back a little.' : 'Good level.'}</small>
+                <small>
+                  {level < 0.005
+                    ? 'Nothing heard yet: check the microphone.'
+                    : level > 0.7
+                      ? 'Very loud: move back a little.'
+                      : 'Good level.'}
+                </small>
               </div>
             ) : null}
             <StatusText>{recording ? `Recording… ${Math.floor(elapsed)} s (read for at least ${CLONE_MIN_SECONDS} s)` : ''}</StatusText>
@@ -293,7 +331,13 @@ function CloneForm() {
         </div>
         <div className="field">
           <label htmlFor="clone-transcript">What the sample says (optional: keeps the speaker’s pace more exactly)</label>
-          <textarea id="clone-transcript" rows={2} maxLength={MAX_TRANSCRIPT_CHARS} value={transcript} onChange={(e) => setTranscript(e.target.value)} />
+          <textarea
+            id="clone-transcript"
+            rows={2}
+            maxLength={MAX_TRANSCRIPT_CHARS}
+            value={transcript}
+            onChange={(e) => setTranscript(e.target.value)}
+          />
         </div>
         <button type="submit" disabled={busy || recording !== null || problem !== null}>
           {busy ? 'Cloning… (this takes a few seconds)' : 'Clone voice'}
@@ -338,7 +382,13 @@ function BreedForm() {
     try {
       const a = voices.voices?.find((v) => v.id === parentA);
       const b = voices.voices?.find((v) => v.id === parentB);
-      const voice = await api.breed({ parent_a: parentA, parent_b: parentB, name: name.trim(), mutation_rate: mutation, ...(seedValue !== undefined ? { seed: seedValue } : {}) });
+      const voice = await api.breed({
+        parent_a: parentA,
+        parent_b: parentB,
+        name: name.trim(),
+        mutation_rate: mutation,
+        ...(seedValue !== undefined ? { seed: seedValue } : {}),
+      });
       setChild({ voice, a, b });
       await reloadVoices();
     } catch (err) {

@@ -37,7 +37,8 @@ function Setup({ status }: { status: WyomingStatus }) {
       ) : null}
       <ol className="steps">
         <li>
-          In Home Assistant open <strong>Settings → Devices &amp; services → Add integration</strong> and choose <strong>Wyoming Protocol</strong>.
+          In Home Assistant open <strong>Settings → Devices &amp; services → Add integration</strong> and choose{' '}
+          <strong>Wyoming Protocol</strong>.
         </li>
         <li>
           Enter these:
@@ -57,20 +58,27 @@ function Setup({ status }: { status: WyomingStatus }) {
           </dl>
           {status.local_only ? (
             <p className="hint">
-              Only a Home Assistant on this machine can reach it (<code>WYOMING_HOST</code> is {status.bind_host}). For one on another machine or in a
-              container, start Voxsmith with <code>WYOMING_HOST=0.0.0.0</code> and enter this machine’s address.
+              Only a Home Assistant on this machine can reach it (<code>WYOMING_HOST</code> is {status.bind_host}). For one on another
+              machine or in a container, start Voxsmith with <code>WYOMING_HOST=0.0.0.0</code> and enter this machine’s address.
             </p>
           ) : status.hosts.length > 1 ? (
             <p className="hint">
-              Any of this machine’s addresses works: {status.hosts.map((h, i) => <code key={h}>{i > 0 ? `, ${h}` : h}</code>)}.
+              Any of this machine’s addresses works:{' '}
+              {status.hosts.map((h, i) => (
+                <code key={h}>{i > 0 ? `, ${h}` : h}</code>
+              ))}
+              .
             </p>
           ) : null}
         </li>
         <li>
-          Pick Voxsmith as the text-to-speech engine of your voice assistant (<strong>Settings → Voice assistants</strong>) and one of its voices.
+          Pick Voxsmith as the text-to-speech engine of your voice assistant (<strong>Settings → Voice assistants</strong>) and one of its
+          voices.
         </li>
       </ol>
-      <p className="hint">The Wyoming protocol has no passwords: anyone who can reach the port speaks on the connected key. Keep it on a trusted network.</p>
+      <p className="hint">
+        The Wyoming protocol has no passwords: anyone who can reach the port speaks on the connected key. Keep it on a trusted network.
+      </p>
     </>
   );
 }
@@ -89,7 +97,7 @@ export function HomeAssistantPage() {
       const [s, k] = await Promise.all([api.wyoming(), api.listKeys()]);
       setStatus(s);
       setKeys(k);
-      setChoice((c) => c || (s.connection?.yours ? s.connection.key_id : k[0]?.id ?? NEW_KEY));
+      setChoice((c) => c || (s.connection?.yours ? s.connection.key_id : (k[0]?.id ?? NEW_KEY)));
       setError(null);
     } catch (err) {
       setError(fail(err));
@@ -139,10 +147,15 @@ export function HomeAssistantPage() {
   const taken = connection !== null && !connection.yours;
 
   return (
-    <Page title="Home Assistant" intro="Use Voxsmith as the voice of Home Assistant’s assistant, over the Wyoming protocol. No restart needed.">
+    <Page
+      title="Home Assistant"
+      intro="Use Voxsmith as the voice of Home Assistant’s assistant, over the Wyoming protocol. No restart needed."
+    >
       <ErrorText>{error}</ErrorText>
       {status === null ? (
-        error ? null : <p>Loading…</p>
+        error ? null : (
+          <p>Loading…</p>
+        )
       ) : (
         <>
           <section className="card" aria-labelledby="ha-key-heading">

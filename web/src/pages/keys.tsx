@@ -59,8 +59,8 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
     <section className="card new-key" aria-labelledby="new-key-heading" tabIndex={-1} ref={panel}>
       <h2 id="new-key-heading">Your new key “{created.name}”</h2>
       <p className="warning">
-        <strong>Copy it now: it will not be shown again.</strong> Only a masked form is kept on the list. Store it like a password and
-        never put it in a web page or a public repository.
+        <strong>Copy it now: it will not be shown again.</strong> Only a masked form is kept on the list. Store it like a password and never
+        put it in a web page or a public repository.
       </p>
       <div className="copy-row">
         <label htmlFor="new-key-value" className="visually-hidden">
@@ -141,7 +141,10 @@ export function KeysPage() {
   }
 
   return (
-    <Page title="API keys" intro="Keys let programs use the API with an Authorization: Bearer header. This dashboard itself never holds one.">
+    <Page
+      title="API keys"
+      intro="Keys let programs use the API with an Authorization: Bearer header. This dashboard itself never holds one."
+    >
       <form className="card inline-form" onSubmit={(e) => void create(e)}>
         <h2>Create a key</h2>
         <div className="field-row">
@@ -168,10 +171,12 @@ export function KeysPage() {
             <input type="radio" name="key-access" value="all" checked={access === 'all'} onChange={() => setAccess('all')} /> Full access
           </label>
           <label>
-            <input type="radio" name="key-access" value="speech" checked={access === 'speech'} onChange={() => setAccess('speech')} /> Speech only
+            <input type="radio" name="key-access" value="speech" checked={access === 'speech'} onChange={() => setAccess('speech')} />{' '}
+            Speech only
           </label>
           <label>
-            <input type="radio" name="key-access" value="custom" checked={access === 'custom'} onChange={() => setAccess('custom')} /> Choose…
+            <input type="radio" name="key-access" value="custom" checked={access === 'custom'} onChange={() => setAccess('custom')} />{' '}
+            Choose…
           </label>
           <small id="key-access-help">
             {access === 'speech'
@@ -215,7 +220,9 @@ export function KeysPage() {
         <StatusText>{status}</StatusText>
         <ErrorText>{listError}</ErrorText>
         {keys === null ? (
-          listError ? null : <p>Loading…</p>
+          listError ? null : (
+            <p>Loading…</p>
+          )
         ) : keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (

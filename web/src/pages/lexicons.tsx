@@ -70,7 +70,15 @@ function HearIt({ lexicon, rule, voiceId }: { lexicon: string; rule: LexiconRule
 
   return (
     <span className="play">
-      <button type="button" className="play-button" data-state={state} aria-busy={state === 'loading'} disabled={state === 'loading'} onClick={() => void play()} aria-label={`Hear it: “${rule.grapheme}”`}>
+      <button
+        type="button"
+        className="play-button"
+        data-state={state}
+        aria-busy={state === 'loading'}
+        disabled={state === 'loading'}
+        onClick={() => void play()}
+        aria-label={`Hear it: “${rule.grapheme}”`}
+      >
         <span aria-hidden="true">▶</span> Hear it
       </button>
       <InlineError>{error}</InlineError>
@@ -78,7 +86,19 @@ function HearIt({ lexicon, rule, voiceId }: { lexicon: string; rule: LexiconRule
   );
 }
 
-function RuleForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: { initial: Draft; submitLabel: string; onSubmit: (d: Draft) => Promise<void>; onCancel?: () => void; idPrefix: string }) {
+function RuleForm({
+  initial,
+  submitLabel,
+  onSubmit,
+  onCancel,
+  idPrefix,
+}: {
+  initial: Draft;
+  submitLabel: string;
+  onSubmit: (d: Draft) => Promise<void>;
+  onCancel?: () => void;
+  idPrefix: string;
+}) {
   const [draft, setDraft] = useState<Draft>(initial);
   const [busy, setBusy] = useState(false);
   const set = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
@@ -98,7 +118,14 @@ function RuleForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: { init
     <form className="field-row rule-form" onSubmit={(e) => void submit(e)} aria-label={submitLabel}>
       <div className="field">
         <label htmlFor={`${idPrefix}-grapheme`}>Written</label>
-        <input id={`${idPrefix}-grapheme`} required maxLength={LEXICON_LIMITS.graphemeChars} value={draft.grapheme} onChange={(e) => set({ grapheme: e.target.value })} placeholder="e.g. WHO" />
+        <input
+          id={`${idPrefix}-grapheme`}
+          required
+          maxLength={LEXICON_LIMITS.graphemeChars}
+          value={draft.grapheme}
+          onChange={(e) => set({ grapheme: e.target.value })}
+          placeholder="e.g. WHO"
+        />
       </div>
       <div className="field">
         <label htmlFor={`${idPrefix}-kind`}>Rule</label>
@@ -121,7 +148,11 @@ function RuleForm({ initial, submitLabel, onSubmit, onCancel, idPrefix }: { init
       {draft.kind === 'phoneme' ? (
         <div className="field">
           <label htmlFor={`${idPrefix}-alphabet`}>Alphabet</label>
-          <select id={`${idPrefix}-alphabet`} value={draft.alphabet} onChange={(e) => set({ alphabet: e.target.value as Draft['alphabet'] })}>
+          <select
+            id={`${idPrefix}-alphabet`}
+            value={draft.alphabet}
+            onChange={(e) => set({ alphabet: e.target.value as Draft['alphabet'] })}
+          >
             <option value="ipa">IPA</option>
             <option value="x-sampa">X-SAMPA</option>
           </select>
@@ -222,11 +253,18 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
           Delete lexicon
         </button>
       </div>
-      <VoiceSelect id="lexicon-voice" label="Voice for “Hear it”" voices={voices.voices} value={voiceId} onChange={setVoiceId} allowDefault />
+      <VoiceSelect
+        id="lexicon-voice"
+        label="Voice for “Hear it”"
+        voices={voices.voices}
+        value={voiceId}
+        onChange={setVoiceId}
+        allowDefault
+      />
       {aliasOnly ? (
         <p className="hint" data-testid="alias-only">
-          {voice?.name} ({voice?.engine}) takes only the “say as” (alias) rules: it says phoneme rules as they are written. To hear those, choose an espeak,
-          Piper or Kokoro voice.
+          {voice?.name} ({voice?.engine}) takes only the “say as” (alias) rules: it says phoneme rules as they are written. To hear those,
+          choose an espeak, Piper or Kokoro voice.
         </p>
       ) : null}
       <table className="rules">
@@ -263,7 +301,13 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
             ) : (
               <tr key={rule.grapheme}>
                 <td>{rule.grapheme}</td>
-                <td>{rule.alias !== undefined ? rule.alias : <code>{`/${rule.phoneme ?? ''}/ ${rule.alphabet === 'x-sampa' ? '(X-SAMPA)' : '(IPA)'}`}</code>}</td>
+                <td>
+                  {rule.alias !== undefined ? (
+                    rule.alias
+                  ) : (
+                    <code>{`/${rule.phoneme ?? ''}/ ${rule.alphabet === 'x-sampa' ? '(X-SAMPA)' : '(IPA)'}`}</code>
+                  )}
+                </td>
                 <td className="actions">
                   <HearIt lexicon={lexicon.name} rule={rule} voiceId={voiceId} />
                   <button type="button" className="quiet" onClick={() => setEditing(i)} aria-label={`Edit “${rule.grapheme}”`}>
@@ -273,7 +317,12 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
                     type="button"
                     className="quiet"
                     aria-label={`Delete “${rule.grapheme}”`}
-                    onClick={() => void save(rules.filter((_, j) => j !== i), `Rule “${rule.grapheme}” deleted.`).catch(swallow)}
+                    onClick={() =>
+                      void save(
+                        rules.filter((_, j) => j !== i),
+                        `Rule “${rule.grapheme}” deleted.`,
+                      ).catch(swallow)
+                    }
                   >
                     Delete
                   </button>
@@ -285,7 +334,12 @@ function LexiconEditor({ name, onChanged, onDeleted }: { name: string; onChanged
       </table>
       {rules.length === 0 ? <p>No rules yet.</p> : null}
       <h3>Add a rule</h3>
-      <RuleForm idPrefix="add" initial={EMPTY} submitLabel="Add rule" onSubmit={(d) => save([...rules, toRule(d)], `Rule “${d.grapheme.trim()}” added.`).catch(swallow)} />
+      <RuleForm
+        idPrefix="add"
+        initial={EMPTY}
+        submitLabel="Add rule"
+        onSubmit={(d) => save([...rules, toRule(d)], `Rule “${d.grapheme.trim()}” added.`).catch(swallow)}
+      />
       <ErrorText>{error}</ErrorText>
       <StatusText>{status}</StatusText>
       <ConfirmDialog
@@ -310,7 +364,8 @@ export function LexiconsPage() {
   // The open lexicon lives in the address (?lexicon=name): a reload, a bookmark or the back button keeps it.
   const { query } = useLocation();
   const selected = query.get('lexicon');
-  const setSelected = (next: string | null) => navigate(next ? `/lexicons?lexicon=${encodeURIComponent(next)}` : '/lexicons', { replace: true });
+  const setSelected = (next: string | null) =>
+    navigate(next ? `/lexicons?lexicon=${encodeURIComponent(next)}` : '/lexicons', { replace: true });
   const [name, setName] = useState('');
   const [createError, setCreateError] = useState<string | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
@@ -334,7 +389,13 @@ export function LexiconsPage() {
     const chosen = event.target.files?.[0];
     if (!chosen) return;
     setImportError(null);
-    const target = name.trim() || chosen.name.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'imported';
+    const target =
+      name.trim() ||
+      chosen.name
+        .replace(/\.[^.]*$/, '')
+        .replace(/[^A-Za-z0-9._-]/g, '-')
+        .replace(/^[^A-Za-z0-9]+/, '') ||
+      'imported';
     try {
       const imported = await api.importPls(target, await chosen.text());
       setStatus(`Imported ${imported.rules.length} rules into “${imported.name}”.`);
@@ -367,14 +428,22 @@ export function LexiconsPage() {
               placeholder="e.g. acronyms"
               aria-describedby="lexicon-name-help"
             />
-            <small id="lexicon-name-help">Letters, digits, “.”, “_” and “-”. Also the name a PLS import goes into (else the file’s name).</small>
+            <small id="lexicon-name-help">
+              Letters, digits, “.”, “_” and “-”. Also the name a PLS import goes into (else the file’s name).
+            </small>
           </div>
           <button type="submit" disabled={name.trim() === ''}>
             Create
           </button>
           <div className="field">
             <label htmlFor="lexicon-pls">Import a PLS file</label>
-            <input id="lexicon-pls" ref={file} type="file" accept=".pls,.xml,application/pls+xml,application/xml,text/xml" onChange={(e) => void importFile(e)} />
+            <input
+              id="lexicon-pls"
+              ref={file}
+              type="file"
+              accept=".pls,.xml,application/pls+xml,application/xml,text/xml"
+              onChange={(e) => void importFile(e)}
+            />
           </div>
         </div>
         <ErrorText>{createError}</ErrorText>
@@ -389,7 +458,12 @@ export function LexiconsPage() {
         <ul className="lexicon-list">
           {(list ?? []).map((l) => (
             <li key={l.name}>
-              <button type="button" className={selected === l.name ? 'selected' : 'quiet'} aria-pressed={selected === l.name} onClick={() => setSelected(l.name)}>
+              <button
+                type="button"
+                className={selected === l.name ? 'selected' : 'quiet'}
+                aria-pressed={selected === l.name}
+                onClick={() => setSelected(l.name)}
+              >
                 {l.name}
               </button>{' '}
               {l.rule_count} {l.rule_count === 1 ? 'rule' : 'rules'}

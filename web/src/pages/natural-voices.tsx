@@ -64,7 +64,8 @@ function CatalogRow({
         {entry.installed || installed ? <span className="badge">installed</span> : null}
       </div>
       <p className="meta">
-        {entry.language_name} · {entry.quality} quality · {entry.speakers > 1 ? `${entry.speakers} voices` : entry.gender === 'neutral' ? 'one voice' : entry.gender} · {bytes(entry.size)}
+        {entry.language_name} · {entry.quality} quality ·{' '}
+        {entry.speakers > 1 ? `${entry.speakers} voices` : entry.gender === 'neutral' ? 'one voice' : entry.gender} · {bytes(entry.size)}
       </p>
       <p className="description">{entry.description}</p>
       {running && job ? <InstallProgress job={job} label={entry.name} /> : null}
@@ -74,7 +75,11 @@ function CatalogRow({
           <>
             {firstVoice ? <PlayButton voice={firstVoice} /> : null}
             {firstVoice ? (
-              <Link to={`/?voice=${encodeURIComponent(firstVoice.id)}`} className="button quiet" aria-label={`Use ${entry.name} in the playground`}>
+              <Link
+                to={`/?voice=${encodeURIComponent(firstVoice.id)}`}
+                className="button quiet"
+                aria-label={`Use ${entry.name} in the playground`}
+              >
                 Use
               </Link>
             ) : null}
@@ -143,13 +148,21 @@ export function NaturalVoicesPage() {
         const now = await api.voiceInstalls();
         if (stop) return;
         setJobs(now);
-        const ended = now.filter((j) => (j.status === 'installed' || j.status === 'failed') && !finished.current.has(`${j.name}@${j.started_at}`));
+        const ended = now.filter(
+          (j) => (j.status === 'installed' || j.status === 'failed') && !finished.current.has(`${j.name}@${j.started_at}`),
+        );
         for (const j of ended) finished.current.add(`${j.name}@${j.started_at}`);
         if (ended.some((j) => j.status === 'installed')) {
           await Promise.all([loadInstalled(), reloadVoices()]);
-          setStatus(`Installed ${ended.filter((j) => j.status === 'installed').map((j) => j.name).join(', ')}: it speaks now on every door.`);
+          setStatus(
+            `Installed ${ended
+              .filter((j) => j.status === 'installed')
+              .map((j) => j.name)
+              .join(', ')}: it speaks now on every door.`,
+          );
         }
-        if (now.some((j) => j.status === 'queued' || j.status === 'waiting' || j.status === 'downloading')) timer = window.setTimeout(() => void poll(), POLL_MS);
+        if (now.some((j) => j.status === 'queued' || j.status === 'waiting' || j.status === 'downloading'))
+          timer = window.setTimeout(() => void poll(), POLL_MS);
       } catch (err) {
         if (!stop) setError(fail(err));
       }
@@ -201,7 +214,8 @@ export function NaturalVoicesPage() {
   }, [catalog]);
   const qualities = useMemo(() => QUALITY_ORDER.filter((q) => catalog?.some((e) => e.quality === q)), [catalog]);
   const matching = useMemo(
-    () => (catalog ?? []).filter((e) => (!language || e.languages.some((l) => primary(l) === language)) && (!quality || e.quality === quality)),
+    () =>
+      (catalog ?? []).filter((e) => (!language || e.languages.some((l) => primary(l) === language)) && (!quality || e.quality === quality)),
     [catalog, language, quality],
   );
 
@@ -227,13 +241,17 @@ export function NaturalVoicesPage() {
         {installed === null ? (
           <p>Loading…</p>
         ) : installed.length === 0 ? (
-          <p>None yet. Pick one below: en_US-lessac-medium (American English, 63 MB) is a good first voice, kokoro-v1.0-int8 (120 MB) brings 54.</p>
+          <p>
+            None yet. Pick one below: en_US-lessac-medium (American English, 63 MB) is a good first voice, kokoro-v1.0-int8 (120 MB) brings
+            54.
+          </p>
         ) : (
           <ul className="installed-voices">
             {installed.map((v) => (
               <li key={v.name} data-name={v.name}>
                 <span>
-                  <strong>{v.name}</strong> · {v.engine} · {bytes(v.size)} · {v.voice_ids.length} {v.voice_ids.length === 1 ? 'voice' : 'voices'}
+                  <strong>{v.name}</strong> · {v.engine} · {bytes(v.size)} · {v.voice_ids.length}{' '}
+                  {v.voice_ids.length === 1 ? 'voice' : 'voices'}
                 </span>
                 <button type="button" className="danger quiet" aria-label={`Remove ${v.name}`} onClick={() => setRemoving(v)}>
                   Remove
@@ -277,7 +295,13 @@ export function NaturalVoicesPage() {
             <StatusText className="count">{`${matching.length} ${matching.length === 1 ? 'voice' : 'voices'} to install`}</StatusText>
             <ul className="voices catalog">
               {matching.slice(0, shown).map((e) => (
-                <CatalogRow key={e.name} entry={e} job={jobs.find((j) => j.name === e.name)} installed={installedNames.get(e.name)} onInstall={(n) => void install(n)} />
+                <CatalogRow
+                  key={e.name}
+                  entry={e}
+                  job={jobs.find((j) => j.name === e.name)}
+                  installed={installedNames.get(e.name)}
+                  onInstall={(n) => void install(n)}
+                />
               ))}
             </ul>
             {matching.length > shown ? (

@@ -24,7 +24,15 @@ const FORMAT_LABELS: Record<AudioFormat, string> = {
   mulaw: 'μ-law WAV (8 kHz, telephony)',
   alaw: 'A-law WAV (8 kHz, telephony)',
 };
-const EXTENSIONS: Record<AudioFormat, string> = { mp3: 'mp3', wav: 'wav', opus: 'ogg', flac: 'flac', pcm: 'pcm', mulaw: 'wav', alaw: 'wav' };
+const EXTENSIONS: Record<AudioFormat, string> = {
+  mp3: 'mp3',
+  wav: 'wav',
+  opus: 'ogg',
+  flac: 'flac',
+  pcm: 'pcm',
+  mulaw: 'wav',
+  alaw: 'wav',
+};
 const DEFAULT_TEXT = 'Hello! This is Voxsmith, speech synthesis running on your own server.';
 /** What the SSML switch offers to start from: a pause, emphasis, a spelled-out word, a slower phrase, a mark. */
 const SSML_EXAMPLE = `<speak>
@@ -36,7 +44,9 @@ const SSML_EXAMPLE = `<speak>
 
 /** English function words: a text where they are frequent is English (no other language shares many of them). */
 const ENGLISH_WORDS = new Set(
-  'the a an and or but of to in on at for with from by is are was were be been it this that these those you your we our they their he she his her i my me not no yes do does did have has had will would can could should there here what which who how'.split(' '),
+  'the a an and or but of to in on at for with from by is are was were be been it this that these those you your we our they their he she his her i my me not no yes do does did have has had will would can could should there here what which who how'.split(
+    ' ',
+  ),
 );
 
 /** Whether the text reads as English: a fair share of its words are English function words. */
@@ -70,7 +80,12 @@ function SpokenText({ text, words, current }: { text: string; words: readonly Wo
         typeof part === 'string' ? (
           part
         ) : (
-          <mark key={k} className={part.i === current ? 'current' : undefined} data-word={part.i} aria-current={part.i === current ? 'true' : undefined}>
+          <mark
+            key={k}
+            className={part.i === current ? 'current' : undefined}
+            data-word={part.i}
+            aria-current={part.i === current ? 'true' : undefined}
+          >
             {text.slice(part.word.offset, part.word.offset + part.word.length)}
           </mark>
         ),
@@ -169,7 +184,13 @@ export function PlaygroundPage() {
     const started = performance.now();
     try {
       // With its word timings, so the words light up as they are spoken.
-      const spoken = await api.speakWithTimestamps({ text, voice_id: voiceId, speed, format, ...(ssml ? { text_type: 'ssml' as const } : {}) });
+      const spoken = await api.speakWithTimestamps({
+        text,
+        voice_id: voiceId,
+        speed,
+        format,
+        ...(ssml ? { text_type: 'ssml' as const } : {}),
+      });
       const blob = base64Blob(spoken.audio, MIME[format]);
       const url = URL.createObjectURL(blob);
       // Raw PCM has no header for a player to read; play a WAV-wrapped copy, download the raw bytes.
@@ -223,12 +244,21 @@ export function PlaygroundPage() {
   }
 
   return (
-    <Page title="Playground" intro="Type something, pick a voice, and listen. “Speak” makes a file; “Stream” plays it live as it is synthesized.">
+    <Page
+      title="Playground"
+      intro="Type something, pick a voice, and listen. “Speak” makes a file; “Stream” plays it live as it is synthesized."
+    >
       <NaturalVoicesHint />
       <form className="card playground" onSubmit={(e) => void speak(e)}>
         <div className="ssml-row">
           <label htmlFor="pg-ssml">
-            <input id="pg-ssml" type="checkbox" checked={ssml} onChange={(e) => setSsml(e.target.checked)} aria-describedby="pg-ssml-help" />
+            <input
+              id="pg-ssml"
+              type="checkbox"
+              checked={ssml}
+              onChange={(e) => setSsml(e.target.checked)}
+              aria-describedby="pg-ssml-help"
+            />
             SSML
           </label>
           {ssml ? (
@@ -237,7 +267,9 @@ export function PlaygroundPage() {
             </button>
           ) : null}
           <small id="pg-ssml-help">
-            {ssml ? 'The text is SSML markup: <break>, <prosody>, <say-as>, <emphasis>, <sub>, <phoneme>, <mark>.' : 'Plain text (a <break time="1s"/> still pauses).'}
+            {ssml
+              ? 'The text is SSML markup: <break>, <prosody>, <say-as>, <emphasis>, <sub>, <phoneme>, <mark>.'
+              : 'Plain text (a <break time="1s"/> still pauses).'}
           </small>
         </div>
         <div className="field">
@@ -272,7 +304,15 @@ export function PlaygroundPage() {
           <label htmlFor="pg-speed">
             Speed <output htmlFor="pg-speed">{speed.toFixed(2)}×</output>
           </label>
-          <input id="pg-speed" type="range" min={SPEED_MIN} max={SPEED_MAX} step={0.05} value={speed} onChange={(e) => setSpeed(Number(e.target.value))} />
+          <input
+            id="pg-speed"
+            type="range"
+            min={SPEED_MIN}
+            max={SPEED_MAX}
+            step={0.05}
+            value={speed}
+            onChange={(e) => setSpeed(Number(e.target.value))}
+          />
         </div>
         {chosen ? (
           <p className="hint">

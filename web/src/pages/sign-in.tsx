@@ -33,8 +33,7 @@ export function SignInPage() {
           {appConfig.mail === 'outbox' ? (
             <p className="note" data-testid="outbox-note">
               This service has no mail server configured, so the message was not sent: the link was written to{' '}
-              <code>{appConfig.outbox ?? 'the outbox folder'}</code> on the server and printed in the service log. Open it in
-              this browser.
+              <code>{appConfig.outbox ?? 'the outbox folder'}</code> on the server and printed in the service log. Open it in this browser.
             </p>
           ) : (
             <p>Open the link in this browser. It works once.</p>
@@ -55,7 +54,10 @@ export function SignInPage() {
   }
 
   return (
-    <Page title="Sign in to Voxsmith" intro="Speech synthesis on your own server. Sign in with your e-mail address: we send you a one-time link, no password needed.">
+    <Page
+      title="Sign in to Voxsmith"
+      intro="Speech synthesis on your own server. Sign in with your e-mail address: we send you a one-time link, no password needed."
+    >
       <form className="card narrow" onSubmit={(e) => void submit(e)} aria-describedby={error ? 'signin-error' : undefined}>
         <label htmlFor="email">E-mail address</label>
         <input

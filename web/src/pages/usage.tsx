@@ -47,15 +47,33 @@ export function UsagePage() {
   const requests = days.reduce((sum, d) => sum + d.requests, 0);
 
   return (
-    <Page title="Usage" intro="Characters synthesized for you, by day (UTC) and by API key. The dashboard’s own requests count under “Dashboard”.">
+    <Page
+      title="Usage"
+      intro="Characters synthesized for you, by day (UTC) and by API key. The dashboard’s own requests count under “Dashboard”."
+    >
       <form className="card range" aria-label="Days shown" onSubmit={(e) => e.preventDefault()}>
         <div className="field">
           <label htmlFor="usage-from">From</label>
-          <input id="usage-from" type="date" value={range.from} max={range.to} required onChange={(e) => e.target.value && setRange({ ...range, from: e.target.value })} />
+          <input
+            id="usage-from"
+            type="date"
+            value={range.from}
+            max={range.to}
+            required
+            onChange={(e) => e.target.value && setRange({ ...range, from: e.target.value })}
+          />
         </div>
         <div className="field">
           <label htmlFor="usage-to">To</label>
-          <input id="usage-to" type="date" value={range.to} min={range.from} max={today} required onChange={(e) => e.target.value && setRange({ ...range, to: e.target.value })} />
+          <input
+            id="usage-to"
+            type="date"
+            value={range.to}
+            min={range.from}
+            max={today}
+            required
+            onChange={(e) => e.target.value && setRange({ ...range, to: e.target.value })}
+          />
         </div>
         <div className="actions">
           {PRESETS.map((days) => (
@@ -81,7 +99,9 @@ export function UsagePage() {
       <section aria-labelledby="days-heading">
         <h2 id="days-heading">Per day</h2>
         {usage === null ? (
-          error ? null : <p>Loading…</p>
+          error ? null : (
+            <p>Loading…</p>
+          )
         ) : days.length === 0 ? (
           <p>Nothing synthesized in these days. Try the playground.</p>
         ) : (

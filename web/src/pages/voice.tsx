@@ -41,9 +41,7 @@ function VoiceBox({ voice, relation }: { voice: Voice; relation: string }) {
   return (
     <div className={isOwn(voice) ? 'voice-box own' : 'voice-box'}>
       <span className="relation">{relation}</span>
-      <strong>
-        {isOwn(voice) ? <Link to={`/voices/${encodeURIComponent(voice.id)}`}>{voice.name}</Link> : voice.name}
-      </strong>
+      <strong>{isOwn(voice) ? <Link to={`/voices/${encodeURIComponent(voice.id)}`}>{voice.name}</Link> : voice.name}</strong>
       <span className="meta">
         {voice.language_name} · {voice.gender} · {voice.source === 'builtin' ? 'built-in' : voice.source === 'breed' ? 'bred' : 'cloned'}
       </span>
@@ -109,7 +107,9 @@ export function VoicePage({ id }: { id: string }) {
                 ))}
               </ul>
             ) : (
-              <p>{voice.source === 'clone' ? 'Cloned from a recording: it has no parent voices.' : 'A built-in voice: it has no parents.'}</p>
+              <p>
+                {voice.source === 'clone' ? 'Cloned from a recording: it has no parent voices.' : 'A built-in voice: it has no parents.'}
+              </p>
             )}
           </section>
         </>

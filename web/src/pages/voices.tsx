@@ -46,7 +46,11 @@ function VoiceCard({ voice, onDelete, common }: { voice: Voice; onDelete: (v: Vo
       <p className="meta">
         {voice.language_name} <span className="tag">{voice.language}</span> · {voice.gender} · {voice.engine}
       </p>
-      <p className="description">{sentences(voice.description).filter((s) => !common.has(s)).join(' ') || voice.description}</p>
+      <p className="description">
+        {sentences(voice.description)
+          .filter((s) => !common.has(s))
+          .join(' ') || voice.description}
+      </p>
       <p className="ids">
         <code>{voice.id}</code>
       </p>
@@ -183,7 +187,9 @@ export function VoicesPage() {
 
       <div tabIndex={-1} ref={countRef} className="focus-target">
         <StatusText className="count">
-          {results === null ? 'Loading voices…' : `${results.length} ${results.length === 1 ? 'voice' : 'voices'}${found?.query ? ` matching “${found.query}”` : ''}`}
+          {results === null
+            ? 'Loading voices…'
+            : `${results.length} ${results.length === 1 ? 'voice' : 'voices'}${found?.query ? ` matching “${found.query}”` : ''}`}
         </StatusText>
         <StatusText>{status}</StatusText>
       </div>

@@ -54,7 +54,29 @@ const PUNCT = new Map<string, PunctType>([
 ]);
 
 /** espeak's brackets (quotes included): after one of these, clause punctuation still ends the clause. */
-const BRACKETS = new Set(['(', ')', '[', ']', '{', '}', '<', '>', '"', "'", '`', '\u00ab', '\u00bb', '\u300a', '\u300b', '\u300c', '\u300d', '\u300e', '\u300f', '\u3010', '\u3011']);
+const BRACKETS = new Set([
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '<',
+  '>',
+  '"',
+  "'",
+  '`',
+  '\u00ab',
+  '\u00bb',
+  '\u300a',
+  '\u300b',
+  '\u300c',
+  '\u300d',
+  '\u300e',
+  '\u300f',
+  '\u3010',
+  '\u3011',
+]);
 
 function isBracket(c: string): boolean {
   const code = c.codePointAt(0) ?? 0;

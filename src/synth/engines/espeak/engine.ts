@@ -1,13 +1,7 @@
 import type { Engine, EngineChunk, EngineWord, SynthesisOptions } from '../../engine.ts';
 import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
-import {
-  ESPEAK_BASE_WPM,
-  ESPEAK_SAMPLE_RATE,
-  espeakInfo,
-  findEspeakVariant,
-  findEspeakVoice,
-} from './info.ts';
+import { ESPEAK_BASE_WPM, ESPEAK_SAMPLE_RATE, espeakInfo, findEspeakVariant, findEspeakVoice } from './info.ts';
 import { ESPEAK_VARIANT_DIR, loadEspeakModule, type EspeakRawModule, type EspeakRawWorker } from './module.ts';
 import { FreshEspeak, newEspeakWorker } from './fresh-state.ts';
 import { hasControls, renderVariant } from './variant.ts';

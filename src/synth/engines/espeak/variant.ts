@@ -27,7 +27,10 @@ export interface VariantBase {
 /** The numeric lines of an espeak voice or variant file, in order, as [keyword, numbers]; comments dropped. */
 function* numericLines(text: string): Generator<[string, number[]]> {
   for (const raw of text.split('\n')) {
-    const words = raw.replace(/\/\/.*$/, '').trim().split(/\s+/);
+    const words = raw
+      .replace(/\/\/.*$/, '')
+      .trim()
+      .split(/\s+/);
     const nums = words.slice(1).map(Number);
     if (nums.length > 0 && nums.every(Number.isFinite)) yield [words[0], nums];
   }

@@ -37,4 +37,3 @@ export async function compileFliteAsync(): Promise<CompiledFlite> {
   const { bytes, initialPages, maximumPages } = await readWithImportedMemory(fliteWasmPath());
   return { module: await WebAssemblyApi.compile(bytes), initialPages, maximumPages, dataRanges: activeDataRanges(bytes) };
 }
-

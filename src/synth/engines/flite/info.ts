@@ -23,10 +23,35 @@ export interface FliteVoiceEntry extends EngineVoiceInfo {
 }
 
 export const FLITE_VOICES: readonly FliteVoiceEntry[] = [
-  { base: 'slt', lexiconVoice: 'kal16', name: 'CMU US SLT', languages: ['en-us', 'en'], gender: 'female', sampleRate: 16000, defaultStretch: 1 },
-  { base: 'awb', lexiconVoice: 'kal16', name: 'CMU US AWB (Scottish speaker)', languages: ['en-gb-scotland', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1 },
+  {
+    base: 'slt',
+    lexiconVoice: 'kal16',
+    name: 'CMU US SLT',
+    languages: ['en-us', 'en'],
+    gender: 'female',
+    sampleRate: 16000,
+    defaultStretch: 1,
+  },
+  {
+    base: 'awb',
+    lexiconVoice: 'kal16',
+    name: 'CMU US AWB (Scottish speaker)',
+    languages: ['en-gb-scotland', 'en'],
+    gender: 'male',
+    sampleRate: 16000,
+    defaultStretch: 1,
+  },
   // rms predicts F0 with its own model (spamf0) and ignores int_f0_target_mean: measured 106 Hz at any setting.
-  { base: 'rms', lexiconVoice: 'kal16', name: 'CMU US RMS', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1, controls: ['rate'] },
+  {
+    base: 'rms',
+    lexiconVoice: 'kal16',
+    name: 'CMU US RMS',
+    languages: ['en-us', 'en'],
+    gender: 'male',
+    sampleRate: 16000,
+    defaultStretch: 1,
+    controls: ['rate'],
+  },
   { base: 'kal16', name: 'CMU US KAL (16 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 16000, defaultStretch: 1.1 },
   { base: 'kal', name: 'CMU US KAL (8 kHz)', languages: ['en-us', 'en'], gender: 'male', sampleRate: 8000, defaultStretch: 1.1 },
 ];

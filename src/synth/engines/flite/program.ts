@@ -51,7 +51,10 @@ export class FliteProgram {
     if (this.memory.buffer.byteLength > MAX_KEPT_GROWTH * this.compiled.initialPages * 65_536) this.memory = this.newMemory();
     else zeroOutside(new Uint8Array(this.memory.buffer), this.compiled.dataRanges ?? []);
     // Instantiated synchronously: nothing else may run on this memory between the zeroing and the exit.
-    const instance = new WebAssemblyApi.Instance(this.compiled.module, { env: { memory: this.memory }, wasi_snapshot_preview1: wasi.wasiImport });
+    const instance = new WebAssemblyApi.Instance(this.compiled.module, {
+      env: { memory: this.memory },
+      wasi_snapshot_preview1: wasi.wasiImport,
+    });
     const code = wasi.start(instance as unknown as Parameters<WASI['start']>[0]);
     if (code !== 0) throw new Error(`flite exited with ${code}: ${errors.join(' ')}`);
     return {

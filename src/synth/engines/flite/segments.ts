@@ -45,7 +45,10 @@ export function splitAtPauses(lines: readonly string[]): string[][] {
 }
 
 /** For each word, its first and last segment index in `segments`, or undefined when no phone of it was found. */
-export function alignWords(segments: readonly Segment[], words: readonly (readonly string[])[]): ({ first: number; last: number } | undefined)[] {
+export function alignWords(
+  segments: readonly Segment[],
+  words: readonly (readonly string[])[],
+): ({ first: number; last: number } | undefined)[] {
   const said = segments.map((s, i) => ({ phone: s.phone, i })).filter((s) => s.phone !== 'pau');
   const expected: { phone: string; word: number }[] = [];
   words.forEach((phones, w) => phones.forEach((phone) => expected.push({ phone, word: w })));

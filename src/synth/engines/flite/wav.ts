@@ -6,7 +6,7 @@ export function readPcm16Wav(bytes: Uint8Array): { samples: Float32Array; sample
   let sampleRate = 0;
   let channels = 0;
   let bits = 0;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = tag(at);
     // flite streams its output and may leave the data size short or zero; trust the file's end instead.
     let size = view.getUint32(at + 4, true);

@@ -41,12 +41,19 @@ class KokoroEngine implements Engine {
     const phonemes = await phonemize(text, language.espeak);
     const { tokens, wordStarts } = kokoroTokens(phonemes, finalMarkOf(text), language.espeak.startsWith('en'));
     if (options.signal?.aborted || tokens.length === 0) return;
-    const [ort, session, vectors] = await Promise.all([onnxRuntime(), sessionFor(bundle.onnxPath, bundle.revision), this.styles(bundle.voicesPath, bundle.revision)]);
+    const [ort, session, vectors] = await Promise.all([
+      onnxRuntime(),
+      sessionFor(bundle.onnxPath, bundle.revision),
+      this.styles(bundle.voicesPath, bundle.revision),
+    ]);
     const style = styleRow(vectors, found.voice, voice.style, tokens.length);
     const padded = [0, ...tokens, 0];
     const results = await runSession(session, {
       // kokoro-onnx's export names it `tokens`, other exports `input_ids`.
-      [session.inputNames.includes('input_ids') ? 'input_ids' : 'tokens']: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [1, padded.length]),
+      [session.inputNames.includes('input_ids') ? 'input_ids' : 'tokens']: new ort.Tensor('int64', BigInt64Array.from(padded, BigInt), [
+        1,
+        padded.length,
+      ]),
       style: new ort.Tensor('float32', style, [1, style.length]),
       speed: new ort.Tensor('float32', Float32Array.from([rate]), [1]),
     });
@@ -55,7 +62,12 @@ class KokoroEngine implements Engine {
     yield {
       samples,
       sampleRate: KOKORO_SAMPLE_RATE,
-      words: estimateWordTimes(text, wordStarts.map((s) => s + 1), padded.length, samples.length / KOKORO_SAMPLE_RATE),
+      words: estimateWordTimes(
+        text,
+        wordStarts.map((s) => s + 1),
+        padded.length,
+        samples.length / KOKORO_SAMPLE_RATE,
+      ),
     };
   }
 

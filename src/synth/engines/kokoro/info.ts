@@ -10,8 +10,26 @@ export const KOKORO_MAX_RATE = 4;
  * and af_bella lead, then af_nicole and bf_emma); voices not listed come after, by name.
  */
 const KOKORO_ORDER = [
-  'af_heart', 'af_bella', 'af_nicole', 'bf_emma', 'am_michael', 'am_fenrir', 'am_puck', 'af_aoede', 'af_kore', 'af_sarah',
-  'bm_george', 'bm_fable', 'bf_isabella', 'bm_lewis', 'am_echo', 'am_eric', 'am_liam', 'am_onyx', 'af_alloy', 'af_nova',
+  'af_heart',
+  'af_bella',
+  'af_nicole',
+  'bf_emma',
+  'am_michael',
+  'am_fenrir',
+  'am_puck',
+  'af_aoede',
+  'af_kore',
+  'af_sarah',
+  'bm_george',
+  'bm_fable',
+  'bf_isabella',
+  'bm_lewis',
+  'am_echo',
+  'am_eric',
+  'am_liam',
+  'am_onyx',
+  'af_alloy',
+  'af_nova',
 ];
 
 export const kokoroInfo: EngineInfo = {

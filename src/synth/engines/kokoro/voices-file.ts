@@ -17,7 +17,12 @@ export function parseStyleNpy(bytes: Uint8Array, name: string): Float32Array {
   const header = new TextDecoder().decode(bytes.subarray(major >= 2 ? 12 : 10, start));
   if (!/'descr':\s*'<f4'/.test(header)) throw new Error(`${name}: style vectors must be float32 ('<f4'), header ${header.trim()}`);
   if (/'fortran_order':\s*True/.test(header)) throw new Error(`${name}: Fortran-ordered arrays are not supported`);
-  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const shape = /'shape':\s*\(([^)]*)\)/
+    .exec(header)?.[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   const count = shape?.reduce((a, b) => a * b, 1) ?? 0;
   if (!shape || shape[shape.length - 1] !== STYLE_DIM || count !== STYLE_ROWS * STYLE_DIM) {
     throw new Error(`${name}: shape (${shape?.join(', ') ?? '?'}) is not (${STYLE_ROWS}, 1, ${STYLE_DIM})`);

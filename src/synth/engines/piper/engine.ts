@@ -44,7 +44,11 @@ class PiperEngine implements Engine {
       const from = words[wordAt]?.index ?? text.length;
       const to = last ? text.length : (words[wordAt + take]?.index ?? text.length);
       wordAt += take;
-      const timed = estimateWordTimes(text.slice(from, to), wordStarts, ids.length, seconds).map((w) => ({ ...w, offset: w.offset + from, time: w.time + elapsed }));
+      const timed = estimateWordTimes(text.slice(from, to), wordStarts, ids.length, seconds).map((w) => ({
+        ...w,
+        offset: w.offset + from,
+        time: w.time + elapsed,
+      }));
       elapsed += seconds;
       yield { samples, sampleRate: model.sampleRate, words: timed };
     }
