@@ -2,7 +2,7 @@
 // the WebSocket stream's error message and Wyoming's error event all take their code, status and message from
 // here, so a failure reads the same whichever way the client came in.
 import type { FastifyError } from 'fastify';
-import { AppError, ERRORS, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { AppError, DATABASE_UNAVAILABLE, ERRORS, errorBody, type ErrorBody, type ErrorCode } from '../errors.ts';
 import { isStoreUnavailable } from '../store/unavailable.ts';
 import { describeValidation } from './validation-message.ts';
 
@@ -34,11 +34,6 @@ export interface ErrorAnswer {
   kind: ErrorKind;
 }
 
-/** The body of a catalogue error: its message, or the catalogue's default. */
-function bodyOf(code: ErrorCode, message?: string): ErrorBody {
-  return { error: message ?? ERRORS[code].message, code };
-}
-
 /**
  * The answer to any thrown value. A catalogue error keeps its code and message; the framework's errors and a
  * database outage are mapped onto the catalogue; anything else is `internal`, with `internalMessage` rather
@@ -46,27 +41,27 @@ function bodyOf(code: ErrorCode, message?: string): ErrorBody {
  */
 export function errorAnswer(error: unknown, internalMessage?: string): ErrorAnswer {
   if (error instanceof AppError)
-    return { status: error.status, body: bodyOf(error.code, error.message), headers: error.headers, kind: 'app' };
+    return { status: error.status, body: errorBody(error.code, error.message), headers: error.headers, kind: 'app' };
   const framework = (typeof error === 'object' && error !== null ? error : {}) as Partial<FastifyError>;
   if (framework.validation)
-    return { status: 400, body: bodyOf('validation', describeValidation(framework as FastifyError)), headers: {}, kind: 'validation' };
+    return { status: 400, body: errorBody('validation', describeValidation(framework as FastifyError)), headers: {}, kind: 'validation' };
   if (framework.code && Object.hasOwn(FRAMEWORK_CODES, framework.code)) {
     const code = FRAMEWORK_CODES[framework.code];
     const message = code === 'invalid_json' ? `Request body is not valid JSON: ${framework.message}` : undefined;
-    return { status: ERRORS[code].status, body: bodyOf(code, message), headers: {}, kind: 'framework' };
+    return { status: ERRORS[code].status, body: errorBody(code, message), headers: {}, kind: 'framework' };
   }
   // The database is down or unreachable: a quick 503 the client may retry, not a hang or a 500.
   if (isStoreUnavailable(error))
     return {
       status: 503,
-      body: bodyOf('unavailable', 'The database is unavailable; retry shortly'),
+      body: errorBody('unavailable', DATABASE_UNAVAILABLE),
       headers: { 'Retry-After': '2' },
       kind: 'unavailable',
     };
   const status = framework.statusCode;
   if (status !== undefined && status >= 400 && status < 500)
     return { status, body: { error: String(framework.message), code: 'bad_request' }, headers: {}, kind: 'client' };
-  return { status: 500, body: bodyOf('internal', internalMessage), headers: {}, kind: 'internal' };
+  return { status: 500, body: errorBody('internal', internalMessage), headers: {}, kind: 'internal' };
 }
 
 /** The error body an HTTP client reads (a response, or the trailer of one already under way), with its request id. */

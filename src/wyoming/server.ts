@@ -5,7 +5,7 @@
 // how many one address may hold, and how much audio it may be sent.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, errorBody, errorReport, type ErrorBody, type ErrorCode } from '../errors.ts';
 import { InputStream, type SentenceWork } from '../speech/input-stream.ts';
 import type { Speech, SpeechService } from '../speech/speech-service.ts';
 import type { SpeechChunk } from '../synth/synthesizer.ts';
@@ -140,10 +140,10 @@ export class WyomingServer {
     if (held >= limits.connectionsPerAddress) {
       // Only this address is refused: one client holding its share locks nobody else out.
       socket.end(
-        encodeEvent('error', {
-          code: 'rate_limited',
-          text: `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)`,
-        }),
+        encodeEvent(
+          'error',
+          wyomingError(errorBody('rate_limited', `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)`)),
+        ),
       );
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
@@ -209,6 +209,9 @@ interface Spoken {
 
 /** The connection's audio budget ran out: the client is told, then the connection ends. */
 class AudioBudgetSpent extends AppError {}
+
+/** Wyoming names the envelope's message `text`. */
+const wyomingError = (body: ErrorBody): { text: string; code: ErrorCode } => ({ text: body.error, code: body.code });
 
 /** One client: its events in order, one at a time; its streaming state; the events it is sent. */
 class Connection {
@@ -317,14 +320,14 @@ class Connection {
       }
       case 'synthesize-chunk': {
         const stream = this.stream;
-        if (!stream) return this.error('validation', 'synthesize-chunk without synthesize-start');
+        if (!stream) return this.error(new AppError('validation', 'synthesize-chunk without synthesize-start'));
         const piece = typeof data.text === 'string' ? data.text : '';
         let ready: SentenceWork[];
         try {
           ready = stream.input.push(piece);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          return this.error(err.code, err.message);
+          return this.error(err);
         }
         // A sentence is spoken as soon as it is complete.
         await this.speakSentences(stream, ready);
@@ -332,7 +335,7 @@ class Connection {
       }
       case 'synthesize-stop': {
         const stream = this.stream;
-        if (!stream) return this.error('validation', 'synthesize-stop without synthesize-start');
+        if (!stream) return this.error(new AppError('validation', 'synthesize-stop without synthesize-start'));
         await this.speakSentences(stream, stream.input.flush());
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
@@ -435,13 +438,10 @@ class Connection {
     } catch (err) {
       const payer = this.lastPayer;
       if (this.abort.signal.aborted) return { ok: false, audioSeconds, payer, outcome: 'cancelled' };
-      if (err instanceof AppError) {
-        await this.error(err.code, err.message);
-        return { ok: false, audioSeconds, payer, outcome: err.code };
-      }
-      this.deps.log.error({ err }, 'Wyoming synthesis failed');
-      await this.error('internal', 'synthesis failed');
-      return { ok: false, audioSeconds, payer, outcome: 'internal' };
+      const report = errorReport(err, 'synthesis failed');
+      if (report.internal) this.deps.log.error({ err }, 'Wyoming synthesis failed');
+      await this.send('error', wyomingError(report.body));
+      return { ok: false, audioSeconds, payer, outcome: report.body.code };
     }
   }
 
@@ -481,8 +481,9 @@ class Connection {
       .catch((err: unknown) => this.deps.log.warn({ err }, 'Wyoming: could not log a request'));
   }
 
-  private async error(code: string, text: string): Promise<void> {
-    await this.send('error', { text, code });
+  /** A request refused: Wyoming's error event, with the catalogue's code. */
+  private async error(err: AppError): Promise<void> {
+    await this.send('error', wyomingError(errorBody(err.code, err.message)));
   }
 
   private send(type: string, data: Record<string, unknown>, payload?: Uint8Array): Promise<void> {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ERRORS } from '../../src/schemas/errors.ts';
 import { pcm16Samples, rms } from '../audio/signals.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
@@ -117,6 +118,23 @@ describe('Wyoming', () => {
     assert.equal(e.type, 'error');
     assert.equal(e.data.code, 'voice_not_found');
     assert.match(String(e.data.text), /no-such-voice/);
+    c.send('synthesize', { text: 'Hello.' });
+    assert.ok((await c.audio()).samples > 2400);
+    c.close();
+  });
+
+  test('error events carry the codes of the error catalogue, as every other door does', async () => {
+    const c = new Client();
+    c.send('synthesize-chunk', { text: 'Out of order.' });
+    const chunk = await c.next();
+    c.send('synthesize-stop');
+    const stop = await c.next();
+    for (const e of [chunk, stop]) {
+      assert.equal(e.type, 'error');
+      assert.equal(e.data.code, 'validation');
+      assert.ok(Object.hasOwn(ERRORS, String(e.data.code)));
+      assert.match(String(e.data.text), /without synthesize-start/);
+    }
     c.send('synthesize', { text: 'Hello.' });
     assert.ok((await c.audio()).samples > 2400);
     c.close();

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import { AppError } from '../../errors.ts';
+import { AppError, errorReport } from '../../errors.ts';
 import { STREAM_FORMAT, STREAM_SAMPLE_RATE, type WordTiming } from '../../schemas/speech.ts';
 import { STREAM_BYTES_PER_SAMPLE, type SynthesizeMessage } from '../../schemas/stream.ts';
 import type { SpeechCaller } from '../../speech/speech-service.ts';
@@ -180,13 +180,9 @@ export class StreamConnection {
   }
 
   private sendError(err: unknown, ref: MessageRef): void {
-    if (err instanceof AppError) {
-      const retry = err.headers['Retry-After'];
-      this.send({ type: 'error', error: err.message, code: err.code, ...ref, ...(retry ? { retry_after: Number(retry) } : {}) });
-    } else {
-      this.log.error({ err }, 'stream request failed');
-      this.send({ type: 'error', error: 'synthesis failed', code: 'internal', ...ref });
-    }
+    const { body, retryAfter, internal } = errorReport(err, 'synthesis failed');
+    if (internal) this.log.error({ err }, 'stream request failed');
+    this.send({ type: 'error', ...body, ...ref, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) });
   }
 
   private onMessage(data: string | null): void {
