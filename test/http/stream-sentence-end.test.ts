@@ -10,20 +10,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WyomingEvent } from '../../src/wyoming/frames.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { dropSchema, randomSchema, testStore } from '../helpers/stores.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
 import { StreamClient, type StreamMsg } from '../helpers/ws-client.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'voxsmith-sentence-end-'));
+// Both runs must see the same database (on PostgreSQL: the same schema).
+const pgSchema = testStore === 'postgres' ? randomSchema('sentend') : undefined;
 let s: TestServer;
 let key: string;
 let wyomingPort: number;
 
 before(async () => {
   // Wyoming bills a key that must exist before the server starts: made on a first run of the same data.
-  const first = await startServer({ dataDir });
+  const first = await startServer({ dataDir, pgSchema });
   ({ key } = await first.newKey('sentence-end@example.com', 'home-assistant'));
   await first.close();
-  s = await startServer({ dataDir, env: { WYOMING_PORT: '0', WYOMING_API_KEY: key } });
+  s = await startServer({ dataDir, pgSchema, env: { WYOMING_PORT: '0', WYOMING_API_KEY: key } });
   const address = s.app.services.wyoming?.address();
   assert.ok(address, 'Wyoming is listening');
   wyomingPort = address.port;
@@ -31,6 +34,7 @@ before(async () => {
 after(async () => {
   await s?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  if (pgSchema) await dropSchema(pgSchema);
 });
 
 describe('WebSocket contexts: a plain sentence end is spoken at once', () => {
