@@ -57,6 +57,18 @@ after(async () => {
   await server?.close();
 });
 
+/**
+ * Polls an expression in the page until it is truthy. (page.waitForFunction compiles its predicate with eval
+ * inside the page, which the dashboard's CSP forbids; page.evaluate of a string does not.)
+ */
+async function until(expression: string, timeout = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate<boolean>(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${expression}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('Books page in Chromium', { skip }, () => {
   test('upload an EPUB: chapters appear, their bars fill live, the book is done', async () => {
     await signIn(page, server, 'reader@example.com');
@@ -93,12 +105,12 @@ describe('Books page in Chromium', { skip }, () => {
     await card.getByRole('button', { name: 'Play The House' }).click();
     const player = card.locator('audio.book-player');
     await player.waitFor();
-    await page.waitForFunction(`(() => {
+    await until(`(() => {
       const a = document.querySelector('audio.book-player');
       return a !== null && a.readyState >= 1 && a.duration > 3;
     })()`);
     await card.getByRole('button', { name: '▶ Play the book' }).click();
-    await page.waitForFunction(`(() => {
+    await until(`(() => {
       const a = document.querySelector('audio.book-player');
       return a !== null && a.src.endsWith('/audio') && !a.src.includes('/chapters/') && a.readyState >= 1 && a.duration > 10;
     })()`);

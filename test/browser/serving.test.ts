@@ -80,7 +80,12 @@ describe('dashboard serving', { skip: built ? false : 'web/dist is not built (np
       assert.equal(res.status, 200, path);
       assert.match(await res.text(), /<div id="root">/, path);
     }
-    for (const path of ['/api/nope', '/api', '/v1/nope', '/v1', '/api/auth/login', '/missing.js', '/a/b.png', '/index.html']) {
+    // A known API route asked with the wrong method is 405 with Allow, in the envelope, not the app either.
+    const login = await s.request('/api/auth/login');
+    assert.equal(login.status, 405);
+    assert.equal(login.headers.get('allow'), 'POST');
+    assert.match(login.headers.get('content-type') ?? '', /application\/json/);
+    for (const path of ['/api/nope', '/api', '/v1/nope', '/v1', '/missing.js', '/a/b.png', '/index.html']) {
       const res = await s.request(path);
       assert.equal(res.status, 404, path);
       assert.match(res.headers.get('content-type') ?? '', /application\/json/, path);
