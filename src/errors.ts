@@ -50,4 +50,4 @@ export function errorReport(error: unknown, internalMessage: string): ErrorRepor
   return { body: errorBody('internal', internalMessage), internal: true };
 }
 
-export const DATABASE_UNAVAILABLE = 'The database is unavailable; retry shortly';
+const DATABASE_UNAVAILABLE = 'The database is unavailable; retry shortly';

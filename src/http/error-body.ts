@@ -2,7 +2,7 @@
 // the WebSocket stream's error message and Wyoming's error event all take their code, status and message from
 // here, so a failure reads the same whichever way the client came in.
 import type { FastifyError } from 'fastify';
-import { AppError, DATABASE_UNAVAILABLE, ERRORS, errorBody, type ErrorBody, type ErrorCode } from '../errors.ts';
+import { AppError, ERRORS, errorBody, errorReport, type ErrorBody, type ErrorCode } from '../errors.ts';
 import { isStoreUnavailable } from '../store/unavailable.ts';
 import { describeValidation } from './validation-message.ts';
 
@@ -50,18 +50,13 @@ export function errorAnswer(error: unknown, internalMessage?: string): ErrorAnsw
     const message = code === 'invalid_json' ? `Request body is not valid JSON: ${framework.message}` : undefined;
     return { status: ERRORS[code].status, body: errorBody(code, message), headers: {}, kind: 'framework' };
   }
-  // The database is down or unreachable: a quick 503 the client may retry, not a hang or a 500.
-  if (isStoreUnavailable(error))
-    return {
-      status: 503,
-      body: errorBody('unavailable', DATABASE_UNAVAILABLE),
-      headers: { 'Retry-After': '2' },
-      kind: 'unavailable',
-    };
   const status = framework.statusCode;
-  if (status !== undefined && status >= 400 && status < 500)
+  if (status !== undefined && status >= 400 && status < 500 && !isStoreUnavailable(error))
     return { status, body: { error: String(framework.message), code: 'bad_request' }, headers: {}, kind: 'client' };
-  return { status: 500, body: errorBody('internal', internalMessage), headers: {}, kind: 'internal' };
+  // What every door says alike: a database out of reach (a quick 503 to retry, not a hang or a 500), or a bug.
+  const { body, retryAfter, internal } = errorReport(error, internalMessage ?? ERRORS.internal.message);
+  const headers: Record<string, string> = retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+  return { status: ERRORS[body.code].status, body, headers, kind: internal ? 'internal' : 'unavailable' };
 }
 
 /** The error body an HTTP client reads (a response, or the trailer of one already under way), with its request id. */

@@ -3,12 +3,29 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { errorEnvelope } from './error-body.ts';
-import type { MarkTiming, WordTiming } from '../schemas/speech.ts';
-import type { Speech, SpeechCaller } from '../speech/speech-service.ts';
+import { DEFAULT_SPEECH_FORMAT, type MarkTiming, type SpeakBody, type WordTiming } from '../schemas/speech.ts';
+import type { SpeechEndpoint } from '../metrics/metrics.ts';
+import type { Speech, SpeechCaller, SpeechInput } from '../speech/speech-service.ts';
 import { requireScope } from './plugins/auth.ts';
 import { keyIdOf, type Principal } from './types.ts';
 
 /** What every HTTP speech route shares: a caller (a key with the speech scope, or a same-origin session) within the /v1 rate limit. */
+/** A `/v1/speak` body (with-timestamps takes the same) as the speech service's input. */
+export function speakInput(body: SpeakBody, door: SpeechEndpoint, download: boolean): SpeechInput {
+  const { text, text_type, voice_id, speed, format, sample_rate, lexicons } = body;
+  return {
+    text,
+    textType: text_type,
+    voiceId: voice_id,
+    speed,
+    format: format ?? DEFAULT_SPEECH_FORMAT,
+    sampleRate: sample_rate,
+    door,
+    download,
+    lexicons,
+  };
+}
+
 export const speechRouteOptions = { preHandler: requireScope('speech'), config: { rateLimit: 'api' } } as const;
 
 /** Who a speech request is counted for (the door has already refused anonymous requests). */

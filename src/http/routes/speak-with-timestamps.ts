@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
-import { DEFAULT_SPEECH_FORMAT } from '../../schemas/speech.ts';
 import { SpeakWithTimestampsBody, SpeechWithTimestamps, type SpeechTimestampsEvent } from '../../schemas/timestamps.ts';
 import type { Speech } from '../../speech/speech-service.ts';
 import type { Principal } from '../types.ts';
-import { collectSpeech, hangUpSignal, sendStreamed, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+import { collectSpeech, hangUpSignal, sendStreamed, speakInput, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 const base64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 
@@ -17,23 +16,8 @@ const base64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.
 export async function speakWithTimestampsRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  const start = (body: SpeakWithTimestampsBody, principal: Principal | null, signal: AbortSignal, download: boolean): Promise<Speech> => {
-    const { text, text_type, voice_id, speed, format, sample_rate } = body;
-    return app.services.speech.speak(
-      speechCaller(principal),
-      {
-        text,
-        textType: text_type,
-        voiceId: voice_id,
-        speed,
-        format: format ?? DEFAULT_SPEECH_FORMAT,
-        sampleRate: sample_rate,
-        door: 'timestamps',
-        download,
-      },
-      signal,
-    );
-  };
+  const start = (body: SpeakWithTimestampsBody, principal: Principal | null, signal: AbortSignal, download: boolean): Promise<Speech> =>
+    app.services.speech.speak(speechCaller(principal), speakInput(body, 'timestamps', download), signal);
 
   r.post(
     '/v1/speak/with-timestamps',

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DEFAULT_SPEECH_FORMAT, SpeakBody } from '../../schemas/speech.ts';
+import { SpeakBody } from '../../schemas/speech.ts';
 import { audioResponse } from '../plugins/openapi.ts';
-import { hangUpSignal, sendAudio, speechCaller, speechRouteOptions } from '../speech-reply.ts';
+import { hangUpSignal, sendAudio, speakInput, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 /**
  * POST /v1/speak streams the audio as it is synthesized. The speech service renders the first chunk before the
@@ -27,23 +27,8 @@ export async function speakRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { text, text_type, voice_id, speed, format, sample_rate, lexicons } = request.body;
       const signal = hangUpSignal(reply);
-      const speech = await app.services.speech.speak(
-        speechCaller(request.principal),
-        {
-          text,
-          textType: text_type,
-          voiceId: voice_id,
-          speed,
-          format: format ?? DEFAULT_SPEECH_FORMAT,
-          sampleRate: sample_rate,
-          door: 'speak',
-          download: true,
-          lexicons,
-        },
-        signal,
-      );
+      const speech = await app.services.speech.speak(speechCaller(request.principal), speakInput(request.body, 'speak', true), signal);
       return sendAudio(request, reply, signal, speech);
     },
   );
