@@ -481,7 +481,7 @@ export class JobStore {
           book_bytes: bytes,
           book_seconds: seconds,
           finished_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString(),
+          expires_at: expiresAt(now, retentionDays),
         })
         .where('id', '=', jobId)
         .where('status', 'in', ['queued', 'running'])
@@ -502,7 +502,7 @@ export class JobStore {
         status: 'failed',
         error: error.slice(0, 1000),
         finished_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + retentionDays * 86_400_000).toISOString(),
+        expires_at: expiresAt(now, retentionDays),
       })
       .where('id', '=', jobId)
       .where('status', 'in', ['queued', 'running'])
@@ -593,3 +593,6 @@ export class JobStore {
     return new Map(rows.map((r) => [r.rendered_by ?? '', Number(r.n)]));
   }
 }
+
+/** When a job that ended at `now` is deleted with its audio (JOB_RETENTION_DAYS). */
+const expiresAt = (now: Date, retentionDays: number): string => new Date(now.getTime() + retentionDays * 86_400_000).toISOString();
