@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { measurePitch, measureSpeakingRate } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { assertStatus } from '../helpers/responses.ts';
 
 let s: TestServer;
 let key: string;
@@ -24,14 +25,7 @@ async function speak(body: Record<string, unknown>, bearer = key): Promise<Respo
 
 async function audio(body: Record<string, unknown>): Promise<{ bytes: Uint8Array; type: string; headers: Headers }> {
   const res = await speak(body);
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   return { bytes: new Uint8Array(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '', headers: res.headers };
 }
 

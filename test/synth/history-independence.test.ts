@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { assertStatus } from '../helpers/responses.ts';
 
 let s: TestServer;
 let key: string;
@@ -19,14 +20,7 @@ after(async () => {
 
 async function pcm(text: string, voice_id: string): Promise<Buffer> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   return Buffer.from(await res.arrayBuffer());
 }
 

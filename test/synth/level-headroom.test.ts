@@ -10,6 +10,7 @@ import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { render } from './helpers.ts';
+import { assertStatus } from '../helpers/responses.ts';
 
 let s: TestServer;
 let key: string;
@@ -46,14 +47,7 @@ function measure(x: Float32Array, rate: number, name: string): Level {
 
 async function served(text: string, voice_id: string): Promise<Float32Array> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   const b = new Uint8Array(await res.arrayBuffer());
   const pcm = new Int16Array(b.buffer, b.byteOffset, b.byteLength >> 1);
   return Float32Array.from(pcm, (v) => v / 32768);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PhonemizeResponse } from '../../src/schemas/phonemize.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { assertStatus } from '../helpers/responses.ts';
 
 let s: TestServer;
 let key: string;
@@ -18,27 +19,13 @@ after(async () => {
 
 async function pcm(text: string, voice_id: string): Promise<number> {
   const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   return (await res.arrayBuffer()).byteLength;
 }
 
 async function phonemize(text: string, voice_id: string): Promise<PhonemizeResponse> {
   const res = await s.request('/v1/phonemize', { json: { text, voice_id }, bearer: key });
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   return (await res.json()) as PhonemizeResponse;
 }
 

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { decodeWav, speechSeconds } from './helpers.ts';
+import { assertStatus } from '../helpers/responses.ts';
 
 let s: TestServer;
 let key: string;
@@ -25,14 +26,7 @@ const RATE = 24000;
 
 async function pcmBytes(body: Record<string, unknown>): Promise<Uint8Array> {
   const res = await s.request('/v1/speak', { json: { ...body, format: 'pcm' }, bearer: key });
-  assert.equal(
-    res.status,
-    200,
-    await res
-      .clone()
-      .text()
-      .catch(() => ''),
-  );
+  await assertStatus(res, 200);
   return new Uint8Array(await res.arrayBuffer());
 }
 
