@@ -1,44 +1,31 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startProcess, type ServiceProcess } from '../helpers/process.ts';
-import { SmtpSink } from '../helpers/smtp-sink.ts';
-import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, TEST_PG_URL, TEST_REDIS_URL, withPg } from '../helpers/stores.ts';
+import type { ServiceProcess } from '../helpers/process.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
+import { NODES_ORIGIN, startTwoNodes, type TwoNodes } from '../helpers/two-nodes.ts';
+import { withPg } from '../helpers/stores.ts';
 
 // Two real service processes on one PostgreSQL schema and one Redis prefix: both render pieces of the same
 // book; one is killed with -9 mid-job and the other finishes it, with nothing lost and no piece stored twice.
 
-const ORIGIN = 'http://voxsmith.test';
-const schema = randomSchema('mnj');
-const prefix = randomPrefix('mnj');
-const mail = new SmtpSink();
-const dirs = [mkdtempSync(join(tmpdir(), 'voxsmith-jobs-a-')), mkdtempSync(join(tmpdir(), 'voxsmith-jobs-b-'))];
+const ORIGIN = NODES_ORIGIN;
+let nodes: TwoNodes;
 let a: ServiceProcess;
 let b: ServiceProcess;
+let mail: SmtpSink;
 
 before(async () => {
-  const env = {
-    DATABASE_URL: `${TEST_PG_URL}?schema=${schema}`,
-    REDIS_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`,
-    SMTP_URL: await mail.start(),
-    PUBLIC_URL: ORIGIN,
+  nodes = await startTwoNodes('mnj', {
     RATE_LIMIT_PER_MINUTE: '100000',
-    WORKERS: '1',
     JOB_CONCURRENCY: '1',
     // A killed node's piece is taken over after this.
     JOB_LOCK_SECONDS: '3',
-  };
-  [a, b] = await Promise.all([startProcess({ ...env, DATA_DIR: dirs[0] }), startProcess({ ...env, DATA_DIR: dirs[1] })]);
+  });
+  ({ a, b, mail } = nodes);
 });
 
 after(async () => {
-  await Promise.all([a?.stop('SIGKILL'), b?.stop()]);
-  await mail.stop();
-  await dropSchema(schema);
-  await deleteRedisPrefix(prefix);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await nodes?.stop('SIGKILL');
 });
 
 const PARAGRAPH =
@@ -61,7 +48,7 @@ interface Piece {
 async function pieces(jobId: string): Promise<Piece[]> {
   return withPg(async (client) => {
     const r = await client.query<{ rendered_by: string | null; stored: boolean }>(
-      `select rendered_by, samples is not null as stored from "${schema}".job_pieces where job_id = $1 order by n`,
+      `select rendered_by, samples is not null as stored from "${nodes.schema}".job_pieces where job_id = $1 order by n`,
       [jobId],
     );
     return r.rows;

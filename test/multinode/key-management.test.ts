@@ -3,60 +3,29 @@
 // other node than the one before, and a revocation on one node refusing the key on the other at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { signedInKey, startProcess, type ServiceProcess } from '../helpers/process.ts';
-import { SmtpSink } from '../helpers/smtp-sink.ts';
-import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, TEST_PG_URL, TEST_REDIS_URL } from '../helpers/stores.ts';
+import { signedInKey, type ServiceProcess } from '../helpers/process.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
+import { callNode, NODES_ORIGIN, startTwoNodes, type TwoNodes } from '../helpers/two-nodes.ts';
 
-const ORIGIN = 'http://voxsmith.test';
-const schema = randomSchema('mnkeys');
-const prefix = randomPrefix('mnkeys');
-const mail = new SmtpSink();
-const dirs = [mkdtempSync(join(tmpdir(), 'voxsmith-keys-a-')), mkdtempSync(join(tmpdir(), 'voxsmith-keys-b-'))];
+const ORIGIN = NODES_ORIGIN;
+let nodes: TwoNodes;
 let a: ServiceProcess;
 let b: ServiceProcess;
+let mail: SmtpSink;
 
 before(async () => {
-  const env = {
-    DATABASE_URL: `${TEST_PG_URL}?schema=${schema}`,
-    REDIS_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`,
-    SMTP_URL: await mail.start(),
-    PUBLIC_URL: ORIGIN,
+  nodes = await startTwoNodes('mnkeys', {
     LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '1000',
-    WORKERS: '1',
-  };
-  [a, b] = await Promise.all([startProcess({ ...env, DATA_DIR: dirs[0] }), startProcess({ ...env, DATA_DIR: dirs[1] })]);
+  });
+  ({ a, b, mail } = nodes);
 });
 
 after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await mail.stop();
-  await dropSchema(schema);
-  await deleteRedisPrefix(prefix);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await nodes?.stop();
 });
 
-async function call(
-  node: ServiceProcess,
-  path: string,
-  init: { method?: string; json?: unknown; cookie?: string; bearer?: string } = {},
-): Promise<Response> {
-  const headers: Record<string, string> = {};
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  if (init.cookie) {
-    headers.cookie = init.cookie;
-    headers.origin = ORIGIN;
-  }
-  if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
-  return fetch(node.base + path, {
-    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  });
-}
+const call = callNode;
 
 interface Created {
   key: string;

@@ -1,66 +1,33 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { startProcess, type ServiceProcess } from '../helpers/process.ts';
-import { SmtpSink } from '../helpers/smtp-sink.ts';
-import { deleteRedisPrefix, dropSchema, randomPrefix, randomSchema, TEST_PG_URL, TEST_REDIS_URL } from '../helpers/stores.ts';
+import type { ServiceProcess } from '../helpers/process.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
+import { callNode, startTwoNodes, type TwoNodes } from '../helpers/two-nodes.ts';
 
 // Two real service processes behind "one address": the same PostgreSQL schema and Redis prefix, nothing
 // else in common (each has its own DATA_DIR). What one node does, the other must see.
-const ORIGIN = 'http://voxsmith.test';
-const schema = randomSchema('mn');
-const prefix = randomPrefix('mn');
-const mail = new SmtpSink();
-const dirs = [mkdtempSync(join(tmpdir(), 'voxsmith-node-a-')), mkdtempSync(join(tmpdir(), 'voxsmith-node-b-'))];
+let nodes: TwoNodes;
 let a: ServiceProcess;
 let b: ServiceProcess;
+let mail: SmtpSink;
 
 before(async () => {
-  const env = {
-    DATABASE_URL: `${TEST_PG_URL}?schema=${schema}`,
-    REDIS_URL: `${TEST_REDIS_URL}/?prefix=${prefix}`,
-    SMTP_URL: await mail.start(),
-    PUBLIC_URL: ORIGIN,
+  nodes = await startTwoNodes('mn', {
     RATE_LIMIT_PER_MINUTE: '10',
     // The rate limit is what is tested across nodes here; the per-key concurrency cap (also shared) must not refuse first.
     MAX_CONCURRENT_PER_KEY: '100',
     LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
     LOGIN_ADDRESS_LIMIT_PER_HOUR: '1000',
-    WORKERS: '1',
-  };
-  // Started together on an empty schema: the migration lock makes them take turns.
-  [a, b] = await Promise.all([startProcess({ ...env, DATA_DIR: dirs[0] }), startProcess({ ...env, DATA_DIR: dirs[1] })]);
+  });
+  ({ a, b, mail } = nodes);
 });
 
 after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await mail.stop();
-  await dropSchema(schema);
-  await deleteRedisPrefix(prefix);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await nodes?.stop();
 });
 
-async function call(
-  node: ServiceProcess,
-  path: string,
-  init: { method?: string; json?: unknown; body?: FormData; cookie?: string; bearer?: string } = {},
-): Promise<Response> {
-  const headers: Record<string, string> = {};
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  if (init.cookie) {
-    headers.cookie = init.cookie;
-    headers.origin = ORIGIN;
-  }
-  if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
-  return fetch(node.base + path, {
-    method: init.method ?? (init.json !== undefined || init.body ? 'POST' : 'GET'),
-    headers,
-    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-  });
-}
+const call = callNode;
 
 /** Sign-in link asked on one node, redeemed on the other; a key made with that session. */
 async function keyFor(
