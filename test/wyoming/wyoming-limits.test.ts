@@ -89,10 +89,13 @@ describe('Wyoming connection limits (in-process server, shortened timeouts)', ()
     // A paused socket never sees the server's FIN (it is behind the unread audio): a write after the server has
     // let go fails, and that closes it.
     const poke = setInterval(() => reader.write(encodeEvent('ping')), 250);
-    const started = Date.now();
     await closed;
     clearInterval(poke);
-    assert.ok(Date.now() - started < 30_000);
+    // Cut by the write stall (not by the idle timer or the client): the server says why.
+    assert.ok(
+      s.logs.some((l) => l.includes('client stopped reading its answers')),
+      'cut for its unread audio',
+    );
     const other = new WyomingClient(port);
     other.send('synthesize', { text: 'Still served.' });
     assert.ok((await other.audio()).samples > 6000);
