@@ -70,6 +70,13 @@ export interface SynthesisOptions {
    * drain control messages (e.g. receiveMessageOnPort) and abort `signal` while the event loop is busy.
    */
   checkpoint?: () => void;
+  /**
+   * Given by a host that can send audio while an engine is still inside one synchronous render (a wasm call
+   * that reports its audio through a callback): the engine hands each chunk here the moment it exists and
+   * does not yield it, so the first samples leave while the rest of the sentence renders. Without it, the
+   * engine yields its chunks as usual.
+   */
+  stream?: (chunk: EngineChunk) => void;
 }
 
 /** A word of the input text and when it starts in the audio of one synthesize() call. */
