@@ -27,7 +27,15 @@ export interface RenderHooks {
    * empty only in a final call that carries words, marks or seconds left over from a codec that had nothing to flush.
    */
   emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks?: MarkTiming[]): Promise<void>;
+  /**
+   * A host that can send at once, from inside an engine's synchronous render (a worker posting to its port):
+   * `ready` says whether flow control allows more now, `emit` takes what emit takes and returns when it is sent.
+   */
+  now?: { ready(): boolean; emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks?: MarkTiming[]): void };
 }
+
+/** One encoded block for emit: bytes, the seconds they complete, the words and marks that fall in them. */
+type Emission = [bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks: MarkTiming[] | undefined];
 
 export class OutputStream {
   private resampler: Resampler | undefined;
@@ -70,10 +78,30 @@ export class OutputStream {
 
   /** Appends samples at `rate` to the stream. */
   async write(x: Float32Array, rate: number): Promise<void> {
+    const resampler = await this.prepare(rate);
+    this.inSeconds += x.length / rate;
+    await this.sendAudio(this.level.process(resampler.process(x)));
+  }
+
+  /** Readies the stream for input at `rate` (what writeNow needs). */
+  async prepare(rate: number): Promise<Resampler> {
     if (this.resampler && this.resampler.inRate !== rate) await this.sendAudio(this.level.process(this.resampler.flush()));
     if (!this.resampler || this.resampler.inRate !== rate) this.resampler = await createResampler(rate, this.outRate);
+    return this.resampler;
+  }
+
+  /** Whether writeNow can take samples at `rate` now: the host sends at once, flow control allows it, the rate is ready. */
+  canWriteNow(rate: number): boolean {
+    return this.resampler?.inRate === rate && this.hooks.now?.ready() === true;
+  }
+
+  /** write(), synchronously, through hooks.now; only after canWriteNow(rate) said yes. */
+  writeNow(x: Float32Array, rate: number): void {
+    const { resampler } = this;
+    const now = this.hooks.now;
+    if (resampler?.inRate !== rate || !now) throw new Error(`the output stream cannot take ${rate} Hz now`);
     this.inSeconds += x.length / rate;
-    await this.sendAudio(this.level.process(this.resampler.process(x)));
+    for (const block of this.encode(this.level.process(resampler.process(x)))) now.emit(...block);
   }
 
   /** Flushes the resampler, the limiter and the codec; the last call to emit carries whatever is owed. */
@@ -104,18 +132,25 @@ export class OutputStream {
   }
 
   private async sendAudio(x: Float32Array): Promise<void> {
+    for (const block of this.encode(x)) await this.hooks.emit(...block);
+  }
+
+  /** Encodes `x` block by block (lazily: one block per step, so an abort between blocks stops the rest). */
+  private *encode(x: Float32Array): Generator<Emission> {
     const block = Math.round(this.outRate * BLOCK_SECONDS);
     for (let at = 0; at < x.length; at += block) {
       if (this.hooks.signal?.aborted) return;
       const part = x.subarray(at, Math.min(x.length, at + block));
-      await this.send(this.encoder.write(part), part.length);
+      const emission = this.account(this.encoder.write(part), part.length);
+      if (emission) yield emission;
     }
   }
 
-  private async send(bytes: Uint8Array, samples: number): Promise<void> {
+  /** Counts the samples encoded; bytes to send come out with what is owed since the last send. */
+  private account(bytes: Uint8Array, samples: number): Emission | undefined {
     this.outSamples += samples;
     this.pendingSeconds += samples / this.outRate;
-    if (bytes.length === 0) return;
+    if (bytes.length === 0) return undefined;
     const now = this.outSamples / this.outRate + 1e-6;
     const due = this.words.filter((w) => w.start < now);
     this.words = this.words.filter((w) => w.start >= now);
@@ -123,6 +158,6 @@ export class OutputStream {
     this.marks = this.marks.filter((m) => m.time >= now);
     const seconds = this.pendingSeconds;
     this.pendingSeconds = 0;
-    await this.hooks.emit(bytes, seconds, due.length > 0 ? due : undefined, dueMarks.length > 0 ? dueMarks : undefined);
+    return [bytes, seconds, due.length > 0 ? due : undefined, dueMarks.length > 0 ? dueMarks : undefined];
   }
 }

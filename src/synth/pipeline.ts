@@ -3,28 +3,28 @@
 //
 // The render loop: the request's plan (script-plan.ts: sentences with their voice, rate and volume,
 // explicit silences, marks) becomes pieces (the first sentence cut short so audio starts early), each
-// piece is rendered by its engine, cut down to its speech (shaping.ts), given the pause its punctuation
-// (or a <break>) asks for, and handed to the output stream (output-stream.ts: resampling, level,
+// piece is spoken by speak-piece.ts (rendered, cut down to its speech while it renders, given the pause its
+// punctuation or a <break> asks for) into the output stream (output-stream.ts: resampling, level,
 // encoding, word timings and marks, flow control).
 import { createEncoder, FORMATS, OUTPUT_RATE, type EncodeFormat } from '../audio/encoders/index.ts';
 import { createResampler } from '../audio/resample.ts';
-import type { Engine, EngineWord } from './engine.ts';
-import { rateOf, UnknownVoiceError } from './engine.ts';
+import type { Engine } from './engine.ts';
+import { UnknownVoiceError } from './engine.ts';
 import { OutputStream, type RenderHooks } from './output-stream.ts';
 import { isLongReading } from './long-reading.ts';
 import { isKnownVoice, loadEngine } from './registry.ts';
 import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
-import { concatSamples, marginsAt, PAUSE_SECONDS, START_SILENCE_SECONDS, trimPiece } from './shaping.ts';
 import { SPEED_MAX, SPEED_MIN, type SpeechRequest } from './speech.ts';
 import { cutAtClauses } from './text/clause-pieces.ts';
 import { cutFirstPiece, shortestHead } from './text/first-piece.ts';
-import type { Break, MappedSentence } from './text/index.ts';
-import type { MappedText } from './text/mapped.ts';
+import type { MappedSentence } from './text/index.ts';
 import { createLevelStage, voiceGain } from './voice-loudness.ts';
+import { voiceNoise, type VoiceNoise } from './voice-noise.ts';
 import type { VoiceSpec } from './voice-spec.ts';
-import { timeWords } from './word-timing.ts';
+import { speakPiece, type Piece, type PieceEnd } from './speak-piece.ts';
 
 export { BLOCK_SECONDS, type RenderHooks } from './output-stream.ts';
+export type { Piece } from './speak-piece.ts';
 
 export interface RenderResult {
   /** Seconds of audio produced. */
@@ -38,40 +38,8 @@ export function clampSpeed(speed: number): number {
   return Math.min(SPEED_MAX, Math.max(SPEED_MIN, speed));
 }
 
-/** One engine call: what to say, how, and what follows it (which sets the pause after it). */
-export interface Piece {
-  text: string;
-  /** The text with the source span of each character, for word timings. */
-  mapped: MappedText;
-  break: Break;
-  voice: VoiceSpec;
-  /** Clamped speed (the request's times the run's prosody rate). */
-  speed: number;
-  /** Linear gain on top of the voice's loudness normalization (prosody volume). */
-  volume: number;
-}
-
 /** What the render loop does, in order: speak a piece, insert explicit silence, or pass a mark. */
 type Step = { type: 'speech'; piece: Piece } | { type: 'silence'; seconds: number } | { type: 'mark'; name: string };
-
-interface Rendered {
-  samples: Float32Array;
-  rate: number;
-  words: EngineWord[];
-}
-
-async function renderPiece(engine: Engine, piece: Piece, hooks: RenderHooks): Promise<Rendered> {
-  const parts: Float32Array[] = [];
-  const words: EngineWord[] = [];
-  let rate = engine.info.sampleRate;
-  const options = { speed: piece.speed, signal: hooks.signal, checkpoint: hooks.checkpoint };
-  for await (const chunk of engine.synthesize(piece.text, piece.voice, options)) {
-    parts.push(chunk.samples);
-    rate = chunk.sampleRate;
-    if (chunk.words) words.push(...chunk.words);
-  }
-  return { samples: concatSamples(parts), rate, words };
-}
 
 /**
  * The steps of a request, in speaking order. A piece is rendered whole before any of it goes out (espeak's
@@ -117,11 +85,11 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
   // Engines loaded and each voice measured (once per voice, so a voice switch stays level) before the
   // encoder exists, so a failure leaves nothing to release.
   const plan = planSpeech(req);
-  const engines = new Map<string, { engine: Engine; gain: number }>();
+  const engines = new Map<string, { engine: Engine; gain: number; noise: VoiceNoise }>();
   for (const item of plan) {
     if (item.type !== 'speech' || engines.has(voiceKey(item.voice))) continue;
     const engine = await loadEngine(item.voice.engine);
-    engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice) });
+    engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice), noise: await voiceNoise(engine, item.voice) });
   }
   const steps = planSteps(req, plan);
   const encoder = await createEncoder(req.format, {
@@ -137,13 +105,14 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
   try {
     // What ended the last piece that had speech, and the margin of silence it kept at its end.
     // Text streamed in pieces asks for the pause of the sentence end before it.
-    let previous: { break: Break; tail: number } | undefined = req.pauseBefore ? { break: req.pauseBefore, tail: 0 } : undefined;
-    // Explicit silence (<break>) not yet written: it goes before the next piece, at that piece's rate.
+    let previous: PieceEnd | undefined = req.pauseBefore ? { break: req.pauseBefore, tail: 0 } : undefined;
+    // Explicit silence (<break>) not yet written: it goes before the next piece with speech.
     let silence = 0;
     let lastRate = 0;
     // The first piece is cut down further when others wait behind it (see shortestHead); not when the
     // request continues a stream, whose listener already has audio.
     let firstPiece = req.pauseBefore === undefined;
+    const to = { out, hooks, source: req.text };
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
       if (aborted()) break;
@@ -156,7 +125,8 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
         continue;
       }
       let { piece } = step;
-      const { engine, gain } = engines.get(voiceKey(piece.voice))!;
+      const voice = engines.get(voiceKey(piece.voice))!;
+      const { engine } = voice;
       const turn = await hooks.turn?.();
       if (aborted()) break;
       if (firstPiece && (turn?.newcomersWaiting ?? 0) >= CROWDED) {
@@ -165,28 +135,18 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
         steps.splice(i + 1, 0, ...rest.map((s): Step => ({ type: 'speech', piece: { ...step.piece, ...s } })));
       }
       firstPiece = false;
-      const r = await renderPiece(engine, piece, hooks);
+      if (silence > 0) {
+        const rate = lastRate || engine.info.sampleRate;
+        await writeSilence(out, Math.round(silence * rate), rate, hooks.signal);
+        silence = 0;
+        if (aborted()) break;
+      }
+      const spoken = await speakPiece(to, engine, piece, voice, previous);
       if (aborted()) break;
       done++;
-      const trimmed = trimPiece(r.samples, r.rate, marginsAt(previous?.break ?? 'start'), marginsAt(piece.break));
-      if (trimmed.samples.length === 0) continue;
-      // Pauses follow the speaking rate, within reason: a 4x voice still needs to breathe. The margins
-      // both pieces kept are part of the pause; an explicit break's silence is added whole (a piece's
-      // break is the next one's pause: 'none' across a <break>).
-      const gap =
-        (previous === undefined
-          ? START_SILENCE_SECONDS
-          : Math.max(0, PAUSE_SECONDS[previous.break] * pauseScale(piece) - previous.tail - trimmed.leadSeconds)) + silence;
-      silence = 0;
-      const pause = Math.max(0, Math.round(gap * r.rate));
-      const start = out.inputSeconds + pause / r.rate;
-      const placement = { at: start, trimmed: trimmed.cut / r.rate, duration: trimmed.samples.length / r.rate };
-      out.addWords(timeWords(r.words, piece.mapped, req.text, placement));
-      await writeSilence(out, pause, r.rate, hooks.signal);
-      if (aborted()) break;
-      await out.write(withGain(trimmed.samples, gain * piece.volume), r.rate);
-      lastRate = r.rate;
-      previous = { break: piece.break, tail: trimmed.tailSeconds };
+      if (!spoken) continue;
+      lastRate = spoken.rate;
+      previous = spoken.end;
     }
     if (aborted()) return { seconds: out.seconds, sentences: done, cancelled: true };
     // A trailing <break> is silence too.
@@ -213,17 +173,6 @@ const CROWDED = 2;
 
 const voiceKey = (voice: VoiceSpec): string => JSON.stringify(voice);
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
-
-function pauseScale(piece: Piece): number {
-  return 1 / Math.min(3, Math.max(0.5, rateOf(piece.voice, piece.speed)));
-}
-
-/** The samples times the voice's gain. */
-function withGain(x: Float32Array, gain: number): Float32Array {
-  const y = new Float32Array(x.length);
-  for (let i = 0; i < x.length; i++) y[i] = x[i] * gain;
-  return y;
-}
 
 /**
  * Silence is made a second at a time: a pause or a run of <break>s (minutes, at most) never exists whole in

@@ -8,7 +8,7 @@
 // hide the cut lie inside those margins: they only ever touch audio under the threshold.
 import type { Break } from './text/index.ts';
 
-const FRAME_SECONDS = 0.005;
+export const FRAME_SECONDS = 0.005;
 /** Above the noise floor by this much (dB) is speech. */
 const FLOOR_RISE_DB = 12;
 // Bounds of the threshold: under -70 dBFS nothing is audible after the loudness gain; over -48 dBFS a
@@ -17,7 +17,7 @@ const MIN_THRESHOLD = 10 ** (-70 / 20);
 const MAX_THRESHOLD = 10 ** (-48 / 20);
 /** Fraction of frames at or under the noise floor: a piece's padding is usually a quarter of it or more. */
 const FLOOR_QUANTILE = 0.1;
-const FADE_SECONDS = 0.005;
+export const FADE_SECONDS = 0.005;
 
 /** Silence kept before the first and after the last speech frame of a piece. */
 export interface Margins {
@@ -65,11 +65,16 @@ function frameLevels(x: Float32Array, frame: number): Float32Array {
 }
 
 /** The level under which a frame of this piece is silence: a little over its noise floor. */
-export function silenceThreshold(levels: Float32Array): number {
+function silenceThreshold(levels: Float32Array): number {
   if (levels.length === 0) return MIN_THRESHOLD;
   const sorted = Float32Array.from(levels).sort();
   const floor = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * FLOOR_QUANTILE))];
   return Math.min(MAX_THRESHOLD, Math.max(MIN_THRESHOLD, floor * 10 ** (FLOOR_RISE_DB / 20)));
+}
+
+/** The level under which a frame of `x` is silence (see silenceThreshold). */
+export function noiseThreshold(x: Float32Array, rate: number): number {
+  return silenceThreshold(frameLevels(x, Math.max(1, Math.round(rate * FRAME_SECONDS))));
 }
 
 /** First and last sample of the audible part of `x` (start === end when there is none). */
@@ -97,41 +102,6 @@ export function speechBounds(x: Float32Array, rate: number, margins: Margins = P
     start: Math.max(0, start - Math.round(rate * margins.lead)),
     end: Math.min(x.length, end + Math.round(rate * margins.tail)),
   };
-}
-
-export interface TrimmedPiece {
-  /** The speech with its margins, faded in and out inside the margins; empty when the piece was silent. */
-  samples: Float32Array;
-  /** Samples cut from the front of the engine's output (to move word times with it). */
-  cut: number;
-  /** Seconds of margin kept before the speech and after it (what a pause need not add). */
-  leadSeconds: number;
-  tailSeconds: number;
-}
-
-/** Cuts an engine's output for one piece down to its speech and margins, fading only the silence. */
-export function trimPiece(x: Float32Array, rate: number, before: Margins, after: Margins): TrimmedPiece {
-  const speech = speechExtent(x, rate);
-  if (speech.end <= speech.start) return { samples: new Float32Array(0), cut: 0, leadSeconds: 0, tailSeconds: 0 };
-  const start = Math.max(0, speech.start - Math.round(rate * before.lead));
-  const end = Math.min(x.length, speech.end + Math.round(rate * after.tail));
-  const samples = x.slice(start, end);
-  const lead = speech.start - start;
-  const tail = end - speech.end;
-  const fade = Math.round(rate * FADE_SECONDS);
-  fadeIn(samples, Math.min(fade, lead));
-  fadeOut(samples, Math.min(fade, tail));
-  return { samples, cut: start, leadSeconds: lead / rate, tailSeconds: tail / rate };
-}
-
-/** Raised-cosine fade over the first n samples, in place. */
-function fadeIn(x: Float32Array, n: number): void {
-  for (let i = 0; i < n; i++) x[i] *= 0.5 - 0.5 * Math.cos((Math.PI * i) / n);
-}
-
-/** Raised-cosine fade over the last n samples, in place. */
-function fadeOut(x: Float32Array, n: number): void {
-  for (let i = 0; i < n; i++) x[x.length - 1 - i] *= 0.5 - 0.5 * Math.cos((Math.PI * i) / n);
 }
 
 export { concatSamples } from '../audio/samples.ts';

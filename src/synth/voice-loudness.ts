@@ -28,7 +28,7 @@ export const DEFAULT_LOUDNESS_TARGET_LUFS = -23;
 /** How far under the ceiling the peakiest built-in voice's peaks stay at the default target, in dB. */
 export const PEAK_MARGIN_DB = 0.5;
 // Phonetically varied, plain words every engine and language voice reads as speech.
-const REFERENCE_TEXT =
+export const REFERENCE_TEXT =
   'The quick brown fox jumps over the lazy dog, while five wizards box jovially at noon. ' +
   'Please call me back when you hear this message, and have a lovely evening.';
 // A gain this large only meets a broken or silent voice; the limiter would otherwise make noise of it.

@@ -24,6 +24,7 @@ import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
+import type { MarkTiming, WordTiming } from './speech.ts';
 
 const settings = (workerData ?? {}) as WorkerSettings;
 // The main thread scanned VOICES_DIR; this thread resolves neural voices against the same files. Models added
@@ -136,6 +137,12 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     }
   };
 
+  const send = (bytes: Uint8Array, seconds: number, words?: WordTiming[], marks?: MarkTiming[]): void => {
+    const owned = transferable(bytes);
+    post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
+    sent += seconds;
+  };
+
   port.on('message', onControl);
   port.on('close', onClose);
   drain(); // a cancel may have arrived while the task was queued
@@ -147,12 +154,18 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
-        const owned = transferable(bytes);
-        post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
-        sent += seconds;
+        send(bytes, seconds, words, marks);
         // Back to the event loop between blocks: encoding a long piece takes tens of milliseconds, and a
         // request that arrives meanwhile (or waits for its turn) would otherwise wait for all of it.
         await new Promise<void>((resolve) => setImmediate(resolve));
+      },
+      // From inside an engine's render: the port takes a message at once, whatever the event loop is doing.
+      now: {
+        ready: () => {
+          drain();
+          return !controller.signal.aborted && sent - acked <= task.maxUnackedSeconds;
+        },
+        emit: send,
       },
     });
     post({ type: 'done', id, seconds: result.seconds });

@@ -54,6 +54,8 @@ class EspeakEngine implements Engine {
     if (!this.fresh.begin(name, text)) throw new UnknownVoiceError('espeak', name);
     this.worker.set_rate(espeakWpm(engineRate(espeakInfo, voice, options.speed)));
     const chunks: EngineChunk[] = [];
+    // Handed over from inside the render when the host can send it at once; otherwise yielded after it.
+    const hand = options.stream ?? ((chunk: EngineChunk) => chunks.push(chunk));
     const offsets = codePointOffsets(text);
     let pending: EngineWord[] = [];
     let lastWordAt = -1;
@@ -68,14 +70,14 @@ class EspeakEngine implements Engine {
       if (samples && samples.length > 0) {
         const f = new Float32Array(samples.length);
         for (let i = 0; i < samples.length; i++) f[i] = samples[i] / 32768;
-        chunks.push({ samples: f, sampleRate: ESPEAK_SAMPLE_RATE, ...(pending.length ? { words: pending } : {}) });
+        hand({ samples: f, sampleRate: ESPEAK_SAMPLE_RATE, ...(pending.length ? { words: pending } : {}) });
         pending = [];
       }
       checkpoint?.();
       return signal?.aborted === true;
     });
     if (pending.length > 0) {
-      chunks.push({ samples: new Float32Array(0), sampleRate: ESPEAK_SAMPLE_RATE, words: pending });
+      hand({ samples: new Float32Array(0), sampleRate: ESPEAK_SAMPLE_RATE, words: pending });
     }
     for (const c of chunks) {
       if (signal?.aborted) return;

@@ -1,0 +1,93 @@
+// A sentence's first audio leaves while its engine is still rendering it: an engine that renders inside one
+// synchronous call hands each chunk to the pipeline (SynthesisOptions.stream), which encodes and sends it from
+// there. The order of events is checked, not the time; and sending early changes no sample.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Engine } from '../../src/synth/engine.ts';
+import { renderSpeech } from '../../src/synth/pipeline.ts';
+import { loadEngine } from '../../src/synth/registry.ts';
+import type { EngineId, VoiceSpec } from '../../src/synth/voice-spec.ts';
+import type { WordTiming } from '../../src/synth/speech.ts';
+
+const SENTENCE = 'The old lighthouse keeper climbed the narrow stairs every evening to light the great lamp above the harbour.';
+
+const STREAMING: { engine: EngineId; base: string }[] = [{ engine: 'espeak', base: 'en-us' }];
+
+interface Heard {
+  /** 'sent' for every block the host sent, 'render-returned' when the engine's render call had returned. */
+  events: string[];
+  bytes: Uint8Array;
+  words: WordTiming[];
+}
+
+/** Renders `text` through the pipeline; `live` gives it a host that sends at once (as a worker does). */
+async function hear(engine: Engine, voice: VoiceSpec, text: string, live: boolean): Promise<Heard> {
+  const events: string[] = [];
+  const parts: Uint8Array[] = [];
+  const words: WordTiming[] = [];
+  const take = (bytes: Uint8Array, w: WordTiming[] | undefined): void => {
+    events.push('sent');
+    parts.push(bytes.slice());
+    if (w) words.push(...w);
+  };
+  // The engine's render call has returned by the time its iteration yields a chunk or ends (an engine that
+  // renders in one call yields nothing before it returns).
+  const original = engine.synthesize;
+  engine.synthesize = async function* (...args: Parameters<Engine['synthesize']>) {
+    let returned = false;
+    const mark = (): void => {
+      if (!returned) events.push('render-returned');
+      returned = true;
+    };
+    for await (const chunk of original.apply(engine, args)) {
+      mark();
+      yield chunk;
+    }
+    mark();
+  };
+  try {
+    await renderSpeech(
+      { text, voice, speed: 1, format: 'pcm' },
+      {
+        emit: async (bytes, _seconds, w) => take(bytes, w),
+        ...(live ? { now: { ready: () => true, emit: (bytes: Uint8Array, _s: number, w?: WordTiming[]) => take(bytes, w) } } : {}),
+      },
+    );
+  } finally {
+    engine.synthesize = original;
+  }
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return { events, bytes, words };
+}
+
+describe('a sentence streams while its engine renders it', () => {
+  for (const voice of STREAMING) {
+    test(`${voice.engine}/${voice.base}: the first block is sent before the engine has finished the sentence`, async () => {
+      const engine = await loadEngine(voice.engine);
+      await hear(engine, voice, 'Warm up.', true);
+      const live = await hear(engine, voice, SENTENCE, true);
+      const firstSent = live.events.indexOf('sent');
+      const returned = live.events.indexOf('render-returned');
+      assert.ok(returned > 0, `the engine returned: ${live.events.join(' ')}`);
+      assert.ok(firstSent >= 0 && firstSent < returned, `first block before the render returned: ${live.events.join(' ')}`);
+      // Several blocks left during the render, not one at its very end.
+      assert.ok(returned >= 3, `blocks sent during the render: ${returned}`);
+
+      // Sending early changes nothing: the same samples and word timings as a host that only takes what is yielded.
+      const plain = await hear(engine, voice, SENTENCE, false);
+      assert.deepEqual(live.bytes, plain.bytes);
+      assert.deepEqual(live.words, plain.words);
+      // Each word once, in order.
+      assert.deepEqual(
+        live.words.map((w) => w.word),
+        SENTENCE.replace(/\./g, '').split(' '),
+      );
+    });
+  }
+});
