@@ -2,7 +2,7 @@
 // threads or ports (the caller supplies emit/signal), so it also runs in-process in tests.
 //
 // The render loop: the request's plan (script-plan.ts: sentences with their voice, rate and volume,
-// explicit silences, marks) becomes pieces (the first sentence cut short so audio starts early), each
+// explicit silences, marks) becomes pieces (a sentence each; clauses in a long reading), each
 // piece is spoken by speak-piece.ts (rendered, cut down to its speech while it renders, given the pause its
 // punctuation or a <break> asks for) into the output stream (output-stream.ts: resampling, level,
 // encoding, word timings and marks, flow control).
@@ -16,7 +16,6 @@ import { isKnownVoice, loadEngine } from './registry.ts';
 import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
 import { SPEED_MAX, SPEED_MIN, type SpeechRequest } from './speech.ts';
 import { cutAtClauses } from './text/clause-pieces.ts';
-import { cutFirstPiece, shortestHead } from './text/first-piece.ts';
 import type { MappedSentence } from './text/index.ts';
 import { createLevelStage, voiceGain } from './voice-loudness.ts';
 import { voiceNoise, type VoiceNoise } from './voice-noise.ts';
@@ -42,17 +41,14 @@ export function clampSpeed(speed: number): number {
 type Step = { type: 'speech'; piece: Piece } | { type: 'silence'; seconds: number } | { type: 'mark'; name: string };
 
 /**
- * The steps of a request, in speaking order. A piece is rendered whole before any of it goes out (espeak's
- * chunks too: they all come out of one synchronous call), so the first sentence gets a short first piece and
- * the first audio comes quickly; not when the request continues a stream (its first audio is not the
- * listener's first). A long reading's long sentences become clause pieces.
+ * The steps of a request, in speaking order: each sentence a piece, whole (its first audio leaves while the
+ * engine renders it, see speak-piece.ts), but a long reading's long sentences become clause pieces.
  */
 function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
   const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
   const longReading = isLongReading(speeches.reduce((n, item) => n + item.mapped.text.length, 0));
   const steps: Step[] = [];
-  let quickStart = req.pauseBefore === undefined;
   for (const item of plan) {
     if (item.type !== 'speech') {
       steps.push(item);
@@ -61,9 +57,7 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
     // What follows a piece is what the next one starts with (its margins are trimmed for that join).
     const next = speeches[speeches.indexOf(item) + 1];
     const sentence: MappedSentence = { text: item.mapped.text, mapped: item.mapped, break: next?.pause ?? 'sentence' };
-    const cut = quickStart ? cutFirstPiece([sentence]) : [sentence];
-    quickStart = false;
-    for (const s of longReading ? cut.flatMap(cutAtClauses) : cut) {
+    for (const s of longReading ? cutAtClauses(sentence) : [sentence]) {
       const piece = {
         text: s.text,
         mapped: s.mapped,
@@ -109,9 +103,6 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     // Explicit silence (<break>) not yet written: it goes before the next piece with speech.
     let silence = 0;
     let lastRate = 0;
-    // The first piece is cut down further when others wait behind it (see shortestHead); not when the
-    // request continues a stream, whose listener already has audio.
-    let firstPiece = req.pauseBefore === undefined;
     const to = { out, hooks, source: req.text };
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
@@ -124,17 +115,11 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
         out.addMarks([{ name: step.name, time: round3(out.inputSeconds + silence) }]);
         continue;
       }
-      let { piece } = step;
+      const { piece } = step;
       const voice = engines.get(voiceKey(piece.voice))!;
       const { engine } = voice;
-      const turn = await hooks.turn?.();
+      await hooks.turn?.();
       if (aborted()) break;
-      if (firstPiece && (turn?.newcomersWaiting ?? 0) >= CROWDED) {
-        const [head, ...rest] = shortestHead(piece);
-        piece = { ...piece, ...head };
-        steps.splice(i + 1, 0, ...rest.map((s): Step => ({ type: 'speech', piece: { ...step.piece, ...s } })));
-      }
-      firstPiece = false;
       if (silence > 0) {
         const rate = lastRate || engine.info.sampleRate;
         await writeSilence(out, Math.round(silence * rate), rate, hooks.signal);
@@ -161,15 +146,6 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     out.dispose();
   }
 }
-
-/**
- * Requests waiting for their first audio behind a request's first piece from which that piece is cut down to a
- * word: 64 streams at once on two threads have 31 waiting behind the first, and the last one's first audio
- * waits for all their first pieces. The cut costs the thread one more engine run (~8 ms of flite for a short
- * sentence) and spares each one waiting about as much, so it pays from two on; it happens in bursts only, as
- * newcomers go first and seldom find others waiting (a closed loop of 16 clients on one thread: never).
- */
-const CROWDED = 2;
 
 const voiceKey = (voice: VoiceSpec): string => JSON.stringify(voice);
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

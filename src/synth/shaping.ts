@@ -27,8 +27,8 @@ export interface Margins {
 
 // Before a piece: a plosive's closure and a fricative's first rise; after: the slow decay of s, f, th.
 const PAUSE_MARGINS: Margins = { lead: 0.03, tail: 0.06 };
-// Inside a sentence cut for an early start the gap is between words, so it stays short (the threshold
-// still keeps everything audible).
+// Where a sentence goes on in the next piece (a long reading's phrase cut, a voice or prosody change mid-sentence)
+// the gap is between words, so it stays short (the threshold still keeps everything audible).
 const WORD_MARGINS: Margins = { lead: 0.015, tail: 0.02 };
 
 /** The margins of a piece at a join of this kind. */

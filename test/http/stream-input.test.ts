@@ -142,7 +142,7 @@ describe('input streaming: several contexts on one socket', () => {
     const pitchF = measurePitch(audioF, 24_000).medianHz;
     const pitchM = measurePitch(audioM, 24_000).medianHz;
     assert.ok(pitchF > 150 && pitchM < 140, `female ${pitchF} Hz, male ${pitchM} Hz`);
-    // 67 vs 106 characters; flite (f) starts with a short first piece, which lengthens it a little.
+    // 67 vs 106 characters.
     assert.ok(audioM.length > audioF.length * 1.1, `the longer text is longer: ${audioM.length} vs ${audioF.length}`);
     assert.ok(c.messages.filter((m) => m.type === 'audio').every((m) => m.context_id === 'f' || m.context_id === 'm'));
     c.close();

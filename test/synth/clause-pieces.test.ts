@@ -77,13 +77,12 @@ describe('clause pieces', () => {
     assert.ok(LONG.length >= LONG_READING_CHARS);
     const long = await render(LONG);
     const clauses = SENTENCES.reduce((n, s) => n + cutAtClauses({ text: s, break: 'sentence', mapped: verbatim(s) }).length, 0);
-    // One more: the first sentence's quick first piece.
-    assert.equal(long.pieces, clauses + 1);
-    // Under the first sentence's length cap (text/split.ts), so only the quick first piece is cut from it.
+    assert.equal(long.pieces, clauses);
+    // A sentence of a short request stays whole, clauses and all.
     const sentence = 'In winter the wind came from the north, carrying salt and ice, and he wore two coats.';
     assert.ok(cutAtClauses({ text: sentence, break: 'sentence', mapped: verbatim(sentence) }).length > 1);
     const short = await render(sentence);
-    assert.equal(short.pieces, 2, 'the first piece cut for a quick start, the rest of the sentence whole');
+    assert.equal(short.pieces, 1, 'the sentence whole');
   });
 
   test('every word of a long reading is timed once, in order, where its audio is; no speech is lost at the joins', async () => {

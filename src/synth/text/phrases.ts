@@ -1,5 +1,5 @@
 // Where a sentence may be cut into pieces the engines render separately: after a word that ends a clause,
-// or before a word a phrase usually starts with. Shared by the quick first piece and the clause pieces.
+// or before a word a phrase usually starts with. Used to cut a long reading's sentences into clause pieces.
 
 /** A word that ends a clause: a comma, semicolon, colon or dash after it. */
 export const CLAUSE_END = /[,;:，、；：—–]$/;
