@@ -67,7 +67,7 @@ export interface WorkerSettings {
    * given, only their engines load before the thread reports ready, the others just after; without, all.
    */
   warmVoices?: VoiceSpec[];
-  /** The flite program, compiled once by the main thread and shared by every thread (see flite/program.ts). */
+  /** The flite library, compiled once by the main thread and shared by every thread (see flite/library.ts). */
   flite?: CompiledFlite;
   /** espeak-ng's data, read once by the main thread and shared by every thread (see espeak/module.ts). */
   espeakData?: EspeakData;

