@@ -60,7 +60,6 @@ const EXTERNAL = [
   '@evan/opus',
   '@evan/opus/*',
   '@wasm-audio-decoders/*',
-  '@bjorn3/browser_wasi_shim',
   'wasm-media-encoders',
   'libflacjs',
   'mpg123-decoder',
