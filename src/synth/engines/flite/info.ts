@@ -15,9 +15,9 @@ export interface FliteVoiceEntry extends EngineVoiceInfo {
    */
   defaultStretch: number;
   /**
-   * The voice whose `-ps` run gives this voice's phones for the word timings: slt, awb and rms look words up
-   * in the same lexicon and letter-to-sound rules as kal16, whose run (it renders audio too) costs a tenth
-   * (measured: identical phones for 291 words; 2 ms against 19 ms for two words). kal's older lexicon differs.
+   * The voice whose phones of words stand for this voice's in the word timings' pronunciation cache: slt, awb
+   * and rms look words up in the same lexicon and letter-to-sound rules as kal16 (measured: identical phones
+   * for 291 words), so the three share its entries. kal's older lexicon differs.
    */
   lexiconVoice?: string;
 }

@@ -1,9 +1,9 @@
-// flite's own timing of what it said, turned into word times. `-psdur` makes flite print every segment
-// (phone or pause) with its end time in seconds; which word each phone belongs to comes from the words'
+// flite's own timing of what it said, turned into word times. The library reads every segment (phone or
+// pause) with its end time in seconds, as `flite -psdur` prints them; which word each phone belongs to comes from the words'
 // phones said one by one (flite's lexicon and letter-to-sound rules, cached), aligned to the sentence's phones
 // by edit distance, because flite changes a few phones in context ("the" is "dh ax" or "dh iy").
 
-/** A segment and its end time from `-psdur` output ("pau:0.164 hh:0.255 ..."). */
+/** A segment and its end time from `-psdur`-style text ("pau:0.164 hh:0.255 ..."). */
 export interface Segment {
   phone: string;
   end: number;
