@@ -19,21 +19,36 @@ const RUNS = 15;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** One sentence through the engine: the whole call's time, the first streamed chunk's, and the audio. */
-async function once(engine: Engine, text: string, voice = SLT): Promise<{ ms: number; firstMs: number; secs: number; chunks: number }> {
+/**
+ * One sentence through the engine: the whole call's time and the first streamed chunk's, on the clock and in
+ * this process's CPU time (on a machine shared with other work, the clock measures the neighbours too), and
+ * the audio.
+ */
+async function once(
+  engine: Engine,
+  text: string,
+  voice = SLT,
+): Promise<{ ms: number; firstMs: number; cpuMs: number; firstCpuMs: number; secs: number; chunks: number }> {
+  const cpuMs = (since: NodeJS.CpuUsage): number => {
+    const c = process.cpuUsage(since);
+    return (c.user + c.system) / 1000;
+  };
   const t = performance.now();
+  const cpu = process.cpuUsage();
   let firstMs = 0;
+  let firstCpuMs = 0;
   let samples = 0;
   let rate = 1;
   let chunks = 0;
   const stream = (c: { samples: Float32Array; sampleRate: number }): void => {
     firstMs ||= performance.now() - t;
+    firstCpuMs ||= cpuMs(cpu);
     samples += c.samples.length;
     rate = c.sampleRate;
     chunks++;
   };
   for await (const _ of engine.synthesize(text, voice, { speed: 1, stream }));
-  return { ms: performance.now() - t, firstMs, secs: samples / rate, chunks };
+  return { ms: performance.now() - t, firstMs, cpuMs: cpuMs(cpu), firstCpuMs, secs: samples / rate, chunks };
 }
 
 const engine = await loadEngine('flite');
@@ -41,8 +56,9 @@ await engine.warmUp();
 for (const text of [SHORT_SENTENCE, SENTENCE_25_WORDS]) for (let i = 0; i < 3; i++) await once(engine, text);
 
 console.log(`flite.wasm: ${statSync(fliteWasmPath()).size} bytes\n`);
+console.log('median of 15 runs; wall clock (CPU time of this process)');
 console.log(
-  `${'sentence'.padEnd(28)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(10)} ${'1st chunk ms'.padStart(13)} ${'chunks'.padStart(7)}`,
+  `${'sentence'.padEnd(28)} ${'audio s'.padStart(8)} ${'engine ms'.padStart(18)} ${'1st chunk ms'.padStart(18)} ${'chunks'.padStart(7)}`,
 );
 for (const [name, text] of [
   ['short (8 words)', SHORT_SENTENCE],
@@ -51,12 +67,16 @@ for (const [name, text] of [
 ] as const) {
   const runs: Awaited<ReturnType<typeof once>>[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await once(engine, text));
+  const both = (wall: (r: (typeof runs)[number]) => number, cpu: (r: (typeof runs)[number]) => number): string =>
+    `${median(runs.map(wall)).toFixed(1)} (${median(runs.map(cpu)).toFixed(1)})`.padStart(18);
   console.log(
-    `${name.padEnd(28)} ${runs[0].secs.toFixed(2).padStart(8)} ${median(runs.map((r) => r.ms))
-      .toFixed(1)
-      .padStart(10)} ${median(runs.map((r) => r.firstMs))
-      .toFixed(1)
-      .padStart(13)} ${String(runs[0].chunks).padStart(7)}`,
+    `${name.padEnd(28)} ${runs[0].secs.toFixed(2).padStart(8)} ${both(
+      (r) => r.ms,
+      (r) => r.cpuMs,
+    )} ${both(
+      (r) => r.firstMs,
+      (r) => r.firstCpuMs,
+    )} ${String(runs[0].chunks).padStart(7)}`,
   );
 }
 
@@ -99,4 +119,4 @@ for (let i = 0; i < MEMORY_SENTENCES; i++) {
   if (i === 99 || i === MEMORY_SENTENCES - 1)
     at.push(`after ${i + 1}: wasm memory ${mib(library.memoryBytes)}, rss ${mib(process.memoryUsage().rss)}`);
 }
-console.log(`\nmemory (${MEMORY_SENTENCES} sentences, all five voices in turn): ${at.join('; ')}`);
+if (MEMORY_SENTENCES > 0) console.log(`\nmemory (${MEMORY_SENTENCES} sentences, all five voices in turn): ${at.join('; ')}`);
