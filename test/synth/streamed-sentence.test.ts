@@ -11,7 +11,11 @@ import type { WordTiming } from '../../src/synth/speech.ts';
 
 const SENTENCE = 'The old lighthouse keeper climbed the narrow stairs every evening to light the great lamp above the harbour.';
 
-const STREAMING: { engine: EngineId; base: string }[] = [{ engine: 'espeak', base: 'en-us' }];
+const STREAMING: { engine: EngineId; base: string }[] = [
+  { engine: 'espeak', base: 'en-us' },
+  { engine: 'flite', base: 'slt' },
+  { engine: 'flite', base: 'kal' },
+];
 
 interface Heard {
   /** 'sent' for every block the host sent, 'render-returned' when the engine's render call had returned. */
