@@ -3,7 +3,7 @@
 import { BroadcastChannel, parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
-import { FliteProgram } from './engines/flite/program.ts';
+import { FliteLibrary } from './engines/flite/library.ts';
 import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -40,7 +40,7 @@ if (settings.neuralChannel) {
     dropSessionsExcept(neuralFiles());
   };
 }
-if (settings.flite) FliteProgram.use(settings.flite);
+if (settings.flite) FliteLibrary.use(settings.flite);
 if (settings.espeakData) useEspeakData(settings.espeakData);
 if (settings.loudnessTargetLufs !== undefined) setLoudnessTarget(settings.loudnessTargetLufs);
 
