@@ -92,7 +92,7 @@ function plainPieces(paragraphs: readonly string[], chapter: number, maxChars: n
   for (const para of paragraphs) {
     if (para.length > maxChars) {
       close('paragraph');
-      const sentences = splitSentences(para, { maxChars, firstMaxChars: maxChars });
+      const sentences = splitSentences(para, { maxChars });
       joiner = ' ';
       for (const [i, s] of sentences.entries()) {
         if (length > 0 && length + 1 + s.text.length > maxChars) close(sentences[i - 1].break);

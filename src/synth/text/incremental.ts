@@ -2,7 +2,7 @@
 // it is complete, by the same splitter that cuts whole texts, so streamed and whole text are spoken alike.
 import { isAbbreviation } from './en-abbreviations.ts';
 import { unitOf } from './en-units.ts';
-import { CLOSERS, DEFAULT_FIRST_MAX_CHARS, DEFAULT_MAX_CHARS, neverEndsAfter, OPENERS, splitSentences, type Break } from './split.ts';
+import { CLOSERS, neverEndsAfter, OPENERS, splitSentences, type Break } from './split.ts';
 
 export interface ReadySentence {
   text: string;
@@ -74,7 +74,6 @@ export class SentenceStream {
   private text = '';
   /** Offset of `text` in everything received since the last reset. */
   private base = 0;
-  private handedOut = false;
   /** The break after the last sentence handed out since the last flush: the pause before the next. */
   private lastBreak: Break | undefined;
   /** That sentence went before anything followed it, so its break is known only once the next one comes. */
@@ -103,13 +102,11 @@ export class SentenceStream {
   reset(): void {
     this.text = '';
     this.base = 0;
-    this.handedOut = false;
     this.endedEarly = false;
   }
 
   private take(all: boolean): ReadySentence[] {
-    // The first sentence of a text is cut shorter (as for a whole text), so its audio starts sooner.
-    const pieces = splitSentences(this.text, { firstMaxChars: this.handedOut ? DEFAULT_MAX_CHARS : DEFAULT_FIRST_MAX_CHARS });
+    const pieces = splitSentences(this.text);
     const early = !all && endsPlainly(this.text);
     const complete = all || early ? pieces : pieces.slice(0, -1);
     const out: ReadySentence[] = [];
@@ -139,7 +136,6 @@ export class SentenceStream {
     if (cursor > 0) {
       this.text = this.text.slice(cursor);
       this.base += cursor;
-      this.handedOut ||= out.length > 0;
     }
     return out;
   }

@@ -1,5 +1,5 @@
 // Sentence splitting for every language. Each piece is synthesized as one engine call, so pieces are
-// capped in length: the first one shorter still, so the first audio of a stream comes quickly.
+// capped in length (the first one too: its audio leaves while the engine renders it, so it need not be shorter).
 
 /** What follows a piece: how long a pause the pipeline puts before the next one. */
 export type Break = 'paragraph' | 'sentence' | 'clause' | 'none';
@@ -12,12 +12,9 @@ export interface Sentence {
 export interface SplitOptions {
   /** Longest piece, in characters (UTF-16 units). */
   maxChars?: number;
-  /** Longest first piece. */
-  firstMaxChars?: number;
 }
 
 export const DEFAULT_MAX_CHARS = 220;
-export const DEFAULT_FIRST_MAX_CHARS = 100;
 
 // Words whose period never ends a sentence (titles and the like, several languages; English ones are
 // normally expanded before splitting).
@@ -120,7 +117,6 @@ function periodEnds(text: string, i: number, next: string | undefined): boolean 
 /** Splits into sentences at terminal punctuation and blank lines; long sentences are cut further. */
 export function splitSentences(text: string, options: SplitOptions = {}): Sentence[] {
   const maxChars = Math.max(20, options.maxChars ?? DEFAULT_MAX_CHARS);
-  const firstMax = Math.max(20, Math.min(maxChars, options.firstMaxChars ?? DEFAULT_FIRST_MAX_CHARS));
   const raw: Sentence[] = [];
   const paragraphs = text.replace(/\r\n?/g, '\n').split(/\n\s*\n/);
   for (const para of paragraphs) {
@@ -131,7 +127,7 @@ export function splitSentences(text: string, options: SplitOptions = {}): Senten
   if (raw.length > 0) raw[raw.length - 1].break = 'sentence';
   const out: Sentence[] = [];
   for (const s of raw) {
-    for (const piece of capLength(s, out.length === 0 ? firstMax : maxChars, maxChars)) out.push(piece);
+    for (const piece of capLength(s, maxChars, maxChars)) out.push(piece);
   }
   return out;
 }
