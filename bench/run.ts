@@ -1,7 +1,7 @@
 // `npm run bench`: starts the real service in its own process and measures it from outside: engine
 // speed, /v1/speak latency, WebSocket first-chunk latency and capacity, throughput with the server's CPU,
 // event-loop responsiveness under load, memory, fair sharing, the cache, the default voice's word error rate
-// (pocketsphinx) and start-up time. Prints Markdown tables and writes bench/RESULTS.md.
+// (pocketsphinx), clone pace on new text and start-up time. Prints Markdown tables and writes bench/RESULTS.md.
 //   npm run bench                  the full run (about 6-7 minutes on 2 cores)
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import { streamCapacity } from './sections/stream-capacity.ts';
 import { streamLatency } from './sections/stream-latency.ts';
 import { throughput, PROBE_PATH } from './sections/throughput.ts';
 import { cacheHit } from './sections/cache-hit.ts';
+import { clonePace } from './sections/clone-pace.ts';
 import { fairness } from './sections/fairness.ts';
 import { jobsBench } from './sections/jobs.ts';
 import { streamsAtOnce } from './sections/streams-64.ts';
@@ -98,6 +99,9 @@ try {
 
   log('12 word error rate: native flite vs the service, heard by pocketsphinx');
   done(12, await wordErrorRate(service.base, service.key, VOICES[0]));
+
+  log("14 clone pace: clones of festival's slt and kal reading new sentences");
+  done(14, await clonePace(service.base, service.key));
 
   log('5/7 + 6/7 throughput with CPU and event-loop probe');
   const tp = await throughput(service.base, service.key, service.pid, probe, {

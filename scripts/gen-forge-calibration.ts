@@ -1,5 +1,6 @@
 // Generates src/forge/forge-calibration.json: how each built-in voice sounds (measured on the forge's fit
-// text) and how the engines' pitch controls move the heard pitch. The voice forge maps genomes onto
+// text), how intelligible it is (pocketsphinx's word error rate on fixed sentences, where a recognizer for its
+// language is at hand) and how the engines' pitch controls move the heard pitch. The voice forge maps genomes onto
 // engine controls with it. Run again after changing an engine, the catalog or the fit texts:
 //   node --import tsx scripts/gen-forge-calibration.ts
 // Renders go through the synthesizer and measurements through measureSpeaker(), exactly as a clone's fit
@@ -11,10 +12,11 @@ import { createSynthesizer, type Synthesizer } from '../src/synth/synthesizer.ts
 import type { VoiceSpec } from '../src/synth/voice-spec.ts';
 import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
 import type { BaseVoiceCalibration, EspeakPitchModel, FlitePitchModel, ForgeCalibration } from '../src/synth/engines/calibration.ts';
-import { fitTextDigest, fitTextFor } from '../src/forge/fit-text.ts';
+import { fitTextDigest, fitTextFor, intelligibilityTextsFor } from '../src/forge/fit-text.ts';
 import { renderPcm, RENDER_RATE } from '../src/synth/render-pcm.ts';
 import { measureSpeaker, type SpeakerFeatures } from '../src/forge/speaker-features.ts';
 import { loadEspeakPitchLines } from './lib/espeak-pitch-line.ts';
+import { SKIP_NO_POCKETSPHINX, wordErrorRate } from './lib/word-error-rate.ts';
 
 const OUT = fileURLToPath(new URL('../src/forge/forge-calibration.json', import.meta.url));
 const ENGLISH = fitTextFor('en');
@@ -64,7 +66,17 @@ async function fliteModels(synth: Synthesizer): Promise<Record<string, FlitePitc
   return out;
 }
 
+/** The voice's word error rate on its language's intelligibility sentences, each read on its own; undefined without them. */
+async function intelligibility(synth: Synthesizer, spec: VoiceSpec, language: string): Promise<number | undefined> {
+  const texts = intelligibilityTextsFor(language);
+  if (!texts || SKIP_NO_POCKETSPHINX) return undefined;
+  const readings = [];
+  for (const text of texts) readings.push({ samples: await renderPcm(synth, spec, text), rate: RENDER_RATE, text });
+  return Math.round((await wordErrorRate(readings)) * 10) / 10;
+}
+
 async function main(): Promise<void> {
+  if (SKIP_NO_POCKETSPHINX) console.error(`no word error rates: ${SKIP_NO_POCKETSPHINX}`);
   const synth = createSynthesizer({ workers: 2 });
   await synth.ready();
   const espeakPitchLine = await loadEspeakPitchLines();
@@ -82,8 +94,14 @@ async function main(): Promise<void> {
         console.error(`${v.id}: left out: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      voices[v.id] = v.engine === 'espeak' ? { pitch_line: espeakPitchLine(v.spec), natural } : { natural };
-      console.error(`${v.id}: ${natural.pitch_hz} Hz, ${natural.pitch_range_st} st, ${natural.syllables_per_second} syl/s`);
+      const cal: BaseVoiceCalibration = v.engine === 'espeak' ? { pitch_line: espeakPitchLine(v.spec), natural } : { natural };
+      const wer = await intelligibility(synth, v.spec, v.language);
+      if (wer !== undefined) cal.wer_percent = wer;
+      voices[v.id] = cal;
+      console.error(
+        `${v.id}: ${natural.pitch_hz} Hz, ${natural.pitch_range_st} st, ${natural.articulation_rate} syl/s articulated` +
+          (wer === undefined ? '' : `, WER ${wer} %`),
+      );
     }
     const calibration: ForgeCalibration = { version: 1, fit_text_digest: fitTextDigest(), espeak, flite, voices };
     // One voice per line: diffs of a regenerated file stay readable.

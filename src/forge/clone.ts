@@ -34,7 +34,7 @@ export function speakerDistance(target: SpeakerFeatures, base: SpeakerFeatures):
   const centroid = Math.log2(base.spectral_centroid_hz / target.spectral_centroid_hz) / 0.25;
   const tilt = (base.spectral_tilt_db_per_octave - target.spectral_tilt_db_per_octave) / 2;
   const flatness = Math.log2(Math.max(1e-4, base.spectral_flatness) / Math.max(1e-4, target.spectral_flatness)) / 2;
-  const rate = Math.log2(base.syllables_per_second / target.syllables_per_second) / 1;
+  const rate = Math.log2(articulationRate(base) / articulationRate(target)) / 1;
   return Math.sqrt(pitch * pitch + tract * tract + centroid * centroid + tilt * tilt + flatness * flatness + rate * rate);
 }
 
@@ -86,15 +86,34 @@ const USUAL_REGION: Readonly<Record<string, string>> = { en: 'en-us' };
 /** Added to the distance of a base with another accent than the usual one: a strong timbre match still wins. */
 const OTHER_ACCENT_PENALTY = 1.5;
 
+/** A base may be this many points of word error rate less intelligible than the best of its pool, no more. */
+export const MAX_WER_GAP_POINTS = 5;
+
+/**
+ * The candidates a clone may be built on, of those in `pool`: none whose measured word error rate is more
+ * than MAX_WER_GAP_POINTS over the best of the pool (however close its timbre, a voice listeners cannot make
+ * out is no clone). Voices without a measured rate (languages without a recognizer) all stay.
+ */
+export function intelligibleEnough(pool: readonly Voice[]): Voice[] {
+  let best = Infinity;
+  for (const v of pool) best = Math.min(best, calibrationOf(v.id)?.wer_percent ?? Infinity);
+  if (!Number.isFinite(best)) return [...pool];
+  return pool.filter((v) => {
+    const wer = calibrationOf(v.id)?.wer_percent;
+    return wer === undefined || wer <= best + MAX_WER_GAP_POINTS;
+  });
+}
+
 /**
  * The candidate nearest to the speaker among those of the gender a listener hears in the sample (pitch
- * and formants, see perceivedGender), so a low-pitched woman does not get a male base nor the reverse.
- * `language` is the tag the caller gave: without a region, its usual accent is preferred.
+ * and formants, see perceivedGender), so a low-pitched woman does not get a male base nor the reverse, and
+ * among those, only the intelligible enough. `language` is the tag the caller gave: without a region, its
+ * usual accent is preferred.
  */
 export function nearestBase(target: SpeakerFeatures, candidates: readonly Voice[], language = ''): Voice {
   const gender = perceivedGender(target);
   const sameGender = candidates.filter((v) => v.gender === gender);
-  const pool = sameGender.length > 0 ? sameGender : candidates;
+  const pool = intelligibleEnough(sameGender.length > 0 ? sameGender : candidates);
   const wanted = language.toLowerCase();
   const usual = wanted.includes('-') ? undefined : USUAL_REGION[wanted];
   let best: Voice | undefined;
@@ -128,7 +147,7 @@ export interface FitStep {
 export interface HeldOutFit {
   /** Semitones from the sample's median pitch (positive: the clone is higher). */
   pitch_semitones: number;
-  /** Percent from the sample's syllable rate (positive: the clone is faster). */
+  /** Percent from the sample's articulation rate (positive: the clone is faster). */
   rate_percent: number;
   held_out: true;
 }
@@ -138,7 +157,10 @@ export interface CloneFit {
   /** The clone measured on the fit text (the best step). */
   measured: SpeakerFeatures;
   steps: FitStep[];
-  /** How the rate was matched: the same words' durations (a transcript came with the sample) or the rhythm measure. */
+  /**
+   * How the rate was matched: the same words' speaking time (a transcript came with the sample) or the
+   * articulation rate ('rhythm': the syllabic rhythm with the pauses cut out).
+   */
   rate_measure: 'transcript' | 'rhythm';
   held_out: HeldOutFit;
 }
@@ -169,14 +191,17 @@ function score(step: FitStep, rangeMatters: boolean): number {
 
 /**
  * Fits the genes of a clone of `target` built on `base`. The first guess already aims at the sample
- * (its pitch and spread as genes, the rate scaled by the ratio of syllable rates); each further render
+ * (its pitch and spread as genes, the rate scaled by the ratio of articulation rates); each further render
  * corrects the pitch multiplicatively, the spread additively and the rate along the measured
  * rate-response of the voice. The best render wins, not the last.
  *
- * With a transcript the fit reads the sample's own words, and the rate is matched on their sounding
- * duration (pauses left out): the same words take the same time whatever the voice type, which no rate
- * estimate from audio alone achieves. Without one it reads the fit text and matches the rhythm measure.
- * Either way one more render, of a held-out text, reports how well the fit carries over to new words.
+ * The rate follows how fast the speaker articulates, not how much they pause: pauses are left out of every
+ * measure it is fitted on, so a sample read with a stop at every comma does not make a clone that drags on
+ * sentences without one (the pipeline's pauses between sentences already follow the rate). With a transcript
+ * the fit reads the sample's own words, and the rate is matched on their speaking time: the same syllables
+ * take the same time whatever the voice type, which no rate estimate from audio alone achieves. Without one it
+ * reads the fit text and matches the articulation rate, the syllabic rhythm of the speech with its pauses cut
+ * out. Either way one more render, of a held-out text, reports how well the fit carries over to new words.
  */
 export async function fitClone(
   render: FitRender,
@@ -189,8 +214,9 @@ export async function fitClone(
   const natural = calibrationOf(base.id)?.natural;
   const transcript = options.transcript?.trim() || undefined;
   const text = transcript ?? fitTextFor(base.language);
-  // Higher is faster either way: syllables per second, or the inverse of the time the same words take.
-  const rateOf = (f: SpeakerFeatures): number => (transcript ? 1 / f.sounding_seconds : f.syllables_per_second);
+  // Higher is faster either way: syllables per second of speaking time, or the inverse of the time the same
+  // words take to say.
+  const rateOf = (f: SpeakerFeatures): number => (transcript ? 1 / f.sounding_seconds : articulationRate(f));
   const targetRate = rateOf(target);
   const start = genomeOfBuiltin(base);
   const rangeMatters = geneIsHeard('pitch_range_st', base.engine);
@@ -198,7 +224,7 @@ export async function fitClone(
     ...start.genes,
     pitch_hz: target.pitch_hz,
     pitch_range_st: rangeMatters ? target.pitch_range_st : start.genes.pitch_range_st,
-    rate: natural && natural.syllables_per_second > 0 ? target.syllables_per_second / natural.syllables_per_second : 1,
+    rate: natural && articulationRate(natural) > 0 ? articulationRate(target) / articulationRate(natural) : 1,
   });
   const steps: FitStep[] = [];
   let best: FitStep | undefined;
@@ -206,7 +232,7 @@ export async function fitClone(
     const genome: VoiceGenome = { ...start, genes };
     const pcm = await render(genomeToSpec(genome), text);
     const measured = await analyzer.measurePcm(pcm, RENDER_RATE);
-    if (!measured || measured.pitch_hz === 0 || measured.syllables_per_second === 0 || measured.sounding_seconds === 0) {
+    if (!measured || measured.pitch_hz === 0 || articulationRate(measured) === 0 || measured.sounding_seconds === 0) {
       throw new Error(`the fit render of ${base.id} could not be measured`);
     }
     const step: FitStep = {
@@ -245,7 +271,12 @@ export async function fitClone(
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
-/** Renders the held-out text with the fitted genes and compares it with the sample (rhythm measure for the rate). */
+/** Syllables per second with the pauses left out; a measurement older than that measure has only the overall rate. */
+export function articulationRate(f: SpeakerFeatures): number {
+  return f.articulation_rate ?? f.syllables_per_second;
+}
+
+/** Renders the held-out text with the fitted genes and compares it with the sample (articulation rate for the rate). */
 async function measureHeldOut(
   render: FitRender,
   analyzer: SpeechAnalyzer,
@@ -255,11 +286,11 @@ async function measureHeldOut(
 ): Promise<HeldOutFit> {
   const pcm = await render(genomeToSpec(genome), heldOutTextFor(language));
   const m = await analyzer.measurePcm(pcm, RENDER_RATE);
-  if (!m || m.pitch_hz === 0 || m.syllables_per_second === 0)
+  if (!m || m.pitch_hz === 0 || articulationRate(m) === 0)
     throw new Error(`the held-out render of ${genome.base_voice} could not be measured`);
   return {
     pitch_semitones: round(semitones(target.pitch_hz, m.pitch_hz), 2),
-    rate_percent: round((m.syllables_per_second / target.syllables_per_second - 1) * 100, 1),
+    rate_percent: round((articulationRate(m) / articulationRate(target) - 1) * 100, 1),
     held_out: true,
   };
 }

@@ -29,6 +29,29 @@ export function heldOutTextFor(language: string): string {
   return matchesLanguage(language, 'en') ? ENGLISH_HELD_OUT : NUMBERS_HELD_OUT;
 }
 
+// Heard by a recognizer to rank the base voices by how intelligible they are (the calibration script measures
+// each English base's word error rate on them). Short everyday sentences, each said on its own, with no digits
+// or symbols, so that what is scored is the voice and not how text is read out.
+const ENGLISH_INTELLIGIBILITY = [
+  'The kitchen window was left open all night.',
+  'Bring your umbrella in case it rains later.',
+  'He found the keys under a pile of papers.',
+  'Our train was late because of the snow.',
+  'She likes to walk along the river after dinner.',
+  'The teacher asked the class to sit quietly.',
+  'We need more chairs for the party on Sunday.',
+  'The old dog slept in the sun by the door.',
+  'Please write your name at the top of the page.',
+  'They painted the fence green last summer.',
+  'A small boat drifted slowly across the lake.',
+  'The soup is too hot to eat right now.',
+] as const;
+
+/** Sentences to measure a base voice's word error rate on, for the languages a recognizer is at hand for. */
+export function intelligibilityTextsFor(language: string): readonly string[] | undefined {
+  return matchesLanguage(language, 'en') ? ENGLISH_INTELLIGIBILITY : undefined;
+}
+
 /** Identifies the fit texts; the calibration records it, so that a changed text cannot go unnoticed. */
 export function fitTextDigest(): string {
   return createHash('sha256').update(`${ENGLISH}\n${NUMBERS}`).digest('hex').slice(0, 16);

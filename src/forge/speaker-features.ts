@@ -6,6 +6,7 @@ import { formantSpacing } from '../audio/analysis/formants.ts';
 import { loudnessRange } from '../audio/analysis/levels.ts';
 import { measureSyllabicRate } from '../audio/analysis/rhythm.ts';
 import { resampleAll } from '../audio/resample.ts';
+import { measureArticulation } from './articulation.ts';
 
 /** Pitch and rhythm are measured at this rate. */
 export const ANALYSIS_RATE = 16000;
@@ -31,6 +32,16 @@ export interface SpeakerFeatures {
   speech_seconds: number;
   /** Seconds that sound, pauses over 120 ms left out: two readings of one text compare by it. */
   sounding_seconds: number;
+  /**
+   * Syllables per second of speaking time, pauses over 120 ms cut out before the rhythm is measured
+   * (measureArticulation): the pace of new sentences, however much the recording pauses. Absent from
+   * measurements older than it.
+   */
+  articulation_rate?: number;
+  /** Share of the time from the first to the last sound spent in pauses over 120 ms. */
+  pause_share?: number;
+  /** Mean length of those pauses, seconds (0 without any). */
+  mean_pause_seconds?: number;
   /**
    * dB from the 10th to the 90th percentile of the 50 ms loudness while it sounds (loudnessRange): speech rises
    * and falls with its syllables, a synthetic tone does not. Absent from measurements older than it (the
@@ -64,6 +75,9 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
   const pitch = measurePitch(speech, ANALYSIS_RATE);
   const rhythm = measureSyllabicRate(speech, ANALYSIS_RATE);
   const peaks = measureSpeakingRate(speech, ANALYSIS_RATE);
+  // On the untrimmed recording: trimming shortens the pauses, and their length is measured here too.
+  const articulation = measureArticulation(x, ANALYSIS_RATE);
+  const span = articulation.speakingSeconds + articulation.pauseSeconds;
   const spacing = formantSpacing(speech, ANALYSIS_RATE);
   const narrow = await resampleAll(speech, ANALYSIS_RATE, SPECTRUM_RATE);
   const spectrum = spectralFeatures(narrow, SPECTRUM_RATE);
@@ -78,6 +92,9 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
     syllables_per_second: round(Math.sqrt(rhythm.syllablesPerSecond * peaks.syllablesPerSecond), 3),
     speech_seconds: round(speech.length / ANALYSIS_RATE, 3),
     sounding_seconds: round(rhythm.soundingSeconds, 3),
+    articulation_rate: round(articulation.syllablesPerSecond, 3),
+    pause_share: round(span > 0 ? articulation.pauseSeconds / span : 0, 3),
+    mean_pause_seconds: round(articulation.pauses > 0 ? articulation.pauseSeconds / articulation.pauses : 0, 3),
     loudness_range_db: round(loudnessRange(speech, ANALYSIS_RATE), 2),
     formant_spacing_hz: round(spacing, 1),
     spectral_centroid_hz: round(spectrum.centroidHz, 1),

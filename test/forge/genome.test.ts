@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { breedGenomes, seededRandom } from '../../src/forge/breed.ts';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { CALIBRATION, calibrationOf } from '../../src/synth/engines/calibration.ts';
-import { cloneCandidates, nearestBase } from '../../src/forge/clone.ts';
+import { cloneCandidates, intelligibleEnough, MAX_WER_GAP_POINTS, nearestBase } from '../../src/forge/clone.ts';
 import { fitTextDigest } from '../../src/forge/fit-text.ts';
 import {
   GENE_NAMES,
@@ -177,11 +177,39 @@ describe('clone base choice', () => {
     assert.equal(cloneCandidates('xyz').length, 0);
   });
 
-  test('each calibrated built-in voice is its own nearest base', () => {
-    for (const id of ['flite-slt', 'flite-kal16', 'espeak-en-us-female-1', 'espeak-en-us-male-1']) {
-      const natural = calibrationOf(id)?.natural;
-      assert.ok(natural);
-      assert.equal(nearestBase(natural, cloneCandidates('en-US')).id, id);
+  test('each calibrated built-in voice intelligible enough to be a base is its own nearest base', () => {
+    const candidates = cloneCandidates('en-US');
+    let checked = 0;
+    for (const gender of ['female', 'male'] as const) {
+      for (const v of intelligibleEnough(candidates.filter((c) => c.gender === gender))) {
+        const natural = calibrationOf(v.id)?.natural;
+        assert.ok(natural);
+        assert.equal(nearestBase(natural, candidates).id, v.id);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 2);
+  });
+
+  test('no English speaker gets a base more than 5 word-error points less intelligible than the best of its gender', () => {
+    for (const language of ['en', 'en-US', 'en-GB']) {
+      const candidates = cloneCandidates(language);
+      const werOf = (id: string): number => {
+        const wer = calibrationOf(id)?.wer_percent;
+        assert.ok(wer !== undefined, `${id} has a measured word error rate`);
+        return wer;
+      };
+      // Every base as the speaker: its own timbre pulls the choice towards it.
+      for (const v of candidates) {
+        const natural = calibrationOf(v.id)?.natural;
+        assert.ok(natural);
+        const chosen = nearestBase(natural, candidates, language);
+        const best = Math.min(...candidates.filter((c) => c.gender === chosen.gender).map((c) => werOf(c.id)));
+        assert.ok(
+          werOf(chosen.id) <= best + MAX_WER_GAP_POINTS,
+          `${language}: ${v.id} got ${chosen.id} (${werOf(chosen.id)} %, best ${best} %)`,
+        );
+      }
     }
   });
 });

@@ -27,6 +27,11 @@ export interface BaseVoiceCalibration {
   pitch_line?: [number, number];
   /** The voice measured on the fit text of its language at its normal rate. */
   natural: SpeakerFeatures;
+  /**
+   * Percent of words a recognizer mishears in the voice's readings of fixed sentences (languages with a
+   * recognizer at hand only): a clone's base is never much less intelligible than the best it could have had.
+   */
+  wer_percent?: number;
 }
 
 export interface ForgeCalibration {
