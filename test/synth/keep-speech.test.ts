@@ -21,7 +21,7 @@ import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { scanVoicesDir } from '../../src/voices/neural-catalog.ts';
 import { writeVoicesDir } from '../helpers/onnx-models.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { decodePcm16, render } from './helpers.ts';
 
 const RATE = 24000;
@@ -34,8 +34,6 @@ const LOST_LEVEL = 10 ** (-54 / 20);
 const KEPT_FRACTION = 0.8;
 const LOUD_LEVEL = 10 ** (-40 / 20);
 
-let s: TestServer;
-let key: string;
 const voicesDir = mkdtempSync(join(tmpdir(), 'voxsmith-keep-speech-'));
 const specs = new Map<string, VoiceSpec>();
 
@@ -44,11 +42,10 @@ before(async () => {
   const catalog = await scanVoicesDir(voicesDir);
   installNeuralModels(catalog.models);
   for (const v of catalog.voices) if (v.spec) specs.set(v.id, v.spec);
-  s = await startServer({ env: { VOICES_DIR: voicesDir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' } });
-  ({ key } = await s.newKey('keep-speech@example.com'));
 });
+// Started once the voices folder above is written: hooks run in the order they are registered.
+const s = useService({ env: { VOICES_DIR: voicesDir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' }, user: 'keep-speech@example.com' });
 after(async () => {
-  await s.close();
   rmSync(voicesDir, { recursive: true, force: true });
 });
 
@@ -59,7 +56,7 @@ function specOf(voiceId: string): VoiceSpec {
 }
 
 async function speak(text: string, voiceId: string): Promise<Float32Array> {
-  const res = await s.request('/v1/speak', { json: { text, voice_id: voiceId, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { text, voice_id: voiceId, format: 'pcm' } });
   assert.equal(res.status, 200, await res.clone().text());
   return decodePcm16(new Uint8Array(await res.arrayBuffer()));
 }
