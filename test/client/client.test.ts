@@ -1,5 +1,5 @@
 // The typed client (client/) against a real server: sign-in, keys, speech, the stream helper, typed errors.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -7,10 +7,8 @@ import WebSocket from 'ws';
 import { KEY_SCOPES, VoxsmithClient, VoxsmithError, STREAM_SAMPLE_RATE } from '../../client/index.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService({ user: 'sdk-user@example.com' });
 let client: VoxsmithClient;
-
-before(async () => {
+const s = useService({ user: 'sdk-user@example.com' }, async () => {
   client = new VoxsmithClient({ baseUrl: s.base, apiKey: s.key, WebSocket });
 });
 

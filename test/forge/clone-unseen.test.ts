@@ -4,7 +4,7 @@
 // sample did not contain. The LibriVox reader has only his recordings, and his own pace varies by 15 %
 // from sentence to sentence, so his clone reads the words of the sample: without a transcript the fit
 // never saw them (it reads its own text), which makes that a fair check of the transcript-less measure.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { useService } from '../helpers/fixture.ts';
@@ -28,9 +28,8 @@ const HELD_OUT_TEXT =
   'Nobody expected the letter to arrive so soon, and when it did, the whole family gathered in the kitchen to read it. ' +
   'It said very little, but it said enough.';
 
-const s = useService();
 let key: string;
-before(async () => {
+const s = useService({}, async () => {
   await s.app.services.synthesizer.ready();
   key = (await s.newKey('unseen@example.com')).key;
 });

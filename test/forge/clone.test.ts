@@ -1,6 +1,6 @@
 // Cloning end to end: recordings of known speakers (Debian's flite and espeak-ng programs) are uploaded,
 // and each clone, made to read the same text through /v1/speak, must measure like its speaker.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useService } from '../helpers/fixture.ts';
 import { measureBytes, recordSpeaker, semitonesBetween, SKIP_NO_SPEAKERS, speak, transcode, uploadClone, type Speaker } from './helpers.ts';
@@ -26,10 +26,9 @@ interface CloneBody {
   };
 }
 
-const s = useService();
 let key: string;
 let userId: string;
-before(async () => {
+const s = useService({}, async () => {
   // Engine warm-up is the server's start-up, not part of any clone.
   await s.app.services.synthesizer.ready();
   const created = await s.newKey('cloner@example.com');

@@ -99,13 +99,18 @@ export class Service implements TestServer {
 
 /**
  * A server for the tests of the enclosing scope (the file, or the describe it is called in): started in a
- * before() hook, with `user` signed in and given an API key, and closed in an after() hook, whatever the
- * tests did. Hooks run in the order they are registered, so a suite's own before() that follows this call
- * sees the server running, and its own after() runs once the server is closed.
+ * before() hook, with `user` signed in and given an API key, then `setUp` (what the suite builds on the
+ * server: SDK clients, fixtures through the API), and closed in an after() hook, whatever the tests did.
+ * Work that needs the server belongs in `setUp`, not in a before() of its own: at the top of a file node's
+ * runner starts every before() hook as it is registered, side by side, so a second one would not wait for
+ * this one. An after() registered behind this call runs once the server is closed.
  */
-export function useService(options: ServiceOptions = {}): Service {
+export function useService(options: ServiceOptions = {}, setUp?: (service: Service) => unknown): Service {
   const service = new Service();
-  before(() => service.start(options));
+  before(async () => {
+    await service.start(options);
+    await setUp?.(service);
+  });
   after(() => service.stop());
   return service;
 }

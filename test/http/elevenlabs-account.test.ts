@@ -2,7 +2,7 @@
 // their shape (the request carries xi-api-key) while OpenAI's SDK keeps its own; user.get() and
 // user.subscription.get() report the account's usage; output_format's rates and bitrates are what ffprobe
 // reads; voices carry a preview_url that plays with the key.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
@@ -10,13 +10,12 @@ import OpenAI from 'openai';
 import { ffmpegDecode, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService({ user: 'eleven-account@example.com', keyName: 'agent' });
 let eleven: ElevenLabsClient;
 const tmp = new TempDir();
-
-before(async () => {
+const s = useService({ user: 'eleven-account@example.com', keyName: 'agent' }, async () => {
   eleven = new ElevenLabsClient({ apiKey: s.key, baseUrl: s.base, maxRetries: 0 });
 });
+
 after(async () => {
   tmp.remove();
 });

@@ -8,13 +8,12 @@ import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts
 import { pcm16Samples } from '../audio/signals.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService({ user: 'eleven-user@example.com' });
 let eleven: ElevenLabsClient;
 const tmp = new TempDir();
-
-before(async () => {
+const s = useService({ user: 'eleven-user@example.com' }, async () => {
   eleven = new ElevenLabsClient({ apiKey: s.key, baseUrl: s.base, maxRetries: 0 });
 });
+
 after(async () => {
   tmp.remove();
 });

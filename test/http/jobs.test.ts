@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { useService } from '../helpers/fixture.ts';
@@ -23,12 +23,13 @@ const CHAPTERS: EpubChapter[] = [
   { title: 'The Street', paragraphs: [P[3], P[1]] },
 ];
 
-const s = useService({ env: { MAX_JOB_CHARS: '40000', MAX_JOBS_PER_USER: '2', MAX_JOB_UPLOAD_MB: '20' }, user: 'books@example.com' });
 let tmp: TempDir;
-
-before(async () => {
-  tmp = new TempDir();
-});
+const s = useService(
+  { env: { MAX_JOB_CHARS: '40000', MAX_JOBS_PER_USER: '2', MAX_JOB_UPLOAD_MB: '20' }, user: 'books@example.com' },
+  async () => {
+    tmp = new TempDir();
+  },
+);
 
 after(async () => {
   tmp?.remove();

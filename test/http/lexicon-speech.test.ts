@@ -1,14 +1,12 @@
 // Lexicons change what is spoken, through the real server: the audio's length follows an alias, on every door,
 // with the account default applied when a request names none, and only the caller's own lexicons usable.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService();
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
+const s = useService({}, async () => {
   alice = await s.newKey('alice-ls@example.com');
   bob = await s.newKey('bob-ls@example.com');
   const created = await s.request('/api/lexicons', {

@@ -1,16 +1,14 @@
 // /api/lexicons through the real server: CRUD, PLS import, limits and ownership.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoxsmithClient, VoxsmithError } from '../../client/index.ts';
 import { LEXICON_LIMITS } from '../../src/schemas/lexicons.ts';
 import { useService } from '../helpers/fixture.ts';
 import type { TestServer } from '../helpers/server.ts';
 
-const s = useService();
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
+const s = useService({}, async () => {
   alice = await s.newKey('alice-lex@example.com');
   bob = await s.newKey('bob-lex@example.com');
 });

@@ -1,13 +1,12 @@
 // The rest of the OpenAI-compatible surface: the model and voice lists (as OpenAI's SDK and Open WebUI read
 // them), `instructions`, and `stream_format: "sse"` read by the SDK, all through the real server.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService({ user: 'openai-lists@example.com' });
 let openai: OpenAI;
-before(async () => {
+const s = useService({ user: 'openai-lists@example.com' }, async () => {
   openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
 });
 

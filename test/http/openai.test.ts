@@ -7,13 +7,12 @@ import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts
 import { pcm16Samples, rms } from '../audio/signals.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService({ user: 'openai-user@example.com' });
 let openai: OpenAI;
 const tmp = new TempDir();
-
-before(async () => {
+const s = useService({ user: 'openai-user@example.com' }, async () => {
   openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
 });
+
 after(async () => {
   tmp.remove();
 });

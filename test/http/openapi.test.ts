@@ -1,5 +1,5 @@
 // /openapi.json: a valid OpenAPI 3.1 document that covers every route the server registers; /docs renders it.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { isDocumented } from '../../src/http/plugins/openapi.ts';
@@ -18,9 +18,8 @@ type Doc = {
   components: { securitySchemes: Record<string, unknown> };
 };
 
-const s = useService();
 let doc: Doc;
-before(async () => {
+const s = useService({}, async () => {
   const res = await s.request('/openapi.json');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);

@@ -1,14 +1,12 @@
 // POST /v1/phonemize through the real server: normalized text, phonemes per word, and what lexicons change.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PhonemizeResponse } from '../../src/schemas/phonemize.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService();
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
+const s = useService({}, async () => {
   alice = await s.newKey('alice-ph@example.com');
   bob = await s.newKey('bob-ph@example.com');
   const created = await s.request('/api/lexicons', {

@@ -1,12 +1,11 @@
 // Through the project's own client SDK (client/), as an integration test of both.
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoxsmithClient, VoxsmithError, type Gender, type Voice } from '../../client/index.ts';
 import { useService } from '../helpers/fixture.ts';
 
-const s = useService();
 let client: VoxsmithClient;
-before(async () => {
+const s = useService({}, async () => {
   client = new VoxsmithClient({ baseUrl: s.base });
 });
 

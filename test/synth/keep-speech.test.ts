@@ -35,15 +35,15 @@ const KEPT_FRACTION = 0.8;
 const LOUD_LEVEL = 10 ** (-40 / 20);
 
 const voicesDir = mkdtempSync(join(tmpdir(), 'voxsmith-keep-speech-'));
+// Written before the server starts, which reads it (the before() hooks at the top of a file run side by side).
+writeVoicesDir(voicesDir);
 const specs = new Map<string, VoiceSpec>();
 
 before(async () => {
-  writeVoicesDir(voicesDir);
   const catalog = await scanVoicesDir(voicesDir);
   installNeuralModels(catalog.models);
   for (const v of catalog.voices) if (v.spec) specs.set(v.id, v.spec);
 });
-// Started once the voices folder above is written: hooks run in the order they are registered.
 const s = useService({ env: { VOICES_DIR: voicesDir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' }, user: 'keep-speech@example.com' });
 after(async () => {
   rmSync(voicesDir, { recursive: true, force: true });

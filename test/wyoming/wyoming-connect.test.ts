@@ -9,10 +9,8 @@ import { startServer } from '../helpers/server.ts';
 import { useService } from '../helpers/fixture.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
 
-const s = useService({ env: { WYOMING_PORT: '0' } });
 let port: number;
-
-before(async () => {
+const s = useService({ env: { WYOMING_PORT: '0' } }, async () => {
   const address = s.app.services.wyoming?.address();
   assert.ok(address, 'Wyoming listens with no key configured');
   port = address.port;
