@@ -1,8 +1,6 @@
 // A one-thread pool for the forge's decoding and measuring. One thread is enough: the fit loop waits for
 // each measurement anyway, and the speech workers keep the other core.
-import { Piscina } from 'piscina';
-import { AppError } from '../errors.ts';
-import { siblingModule } from '../sibling-module.ts';
+import { OneThreadPool } from '../one-thread-pool.ts';
 import type { AnalysisResult, AnalysisTask } from './forge-protocol.ts';
 import type { SpeakerFeatures } from './speaker-features.ts';
 
@@ -20,43 +18,33 @@ export const MAX_WAITING_UPLOADS = 4;
 const BUSY_RETRY_AFTER_SECONDS = 10;
 
 export class SpeechAnalyzer {
-  private readonly piscina: Piscina<AnalysisTask, AnalysisResult>;
-  private uploadsInFlight = 0;
+  private readonly pool: OneThreadPool<AnalysisTask, AnalysisResult>;
 
   constructor(options: { idleTimeoutMs?: number } = {}) {
-    this.piscina = new Piscina<AnalysisTask, AnalysisResult>({
-      filename: siblingModule(import.meta.url, 'forge-worker'),
-      minThreads: 0,
-      maxThreads: 1,
+    this.pool = new OneThreadPool({
+      base: import.meta.url,
+      worker: 'forge-worker',
       // Started on the first clone and kept a while: loading the decoders' wasm takes a moment.
-      idleTimeout: options.idleTimeoutMs ?? 60_000,
-      atomics: 'disabled',
+      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+      maxWaiting: MAX_WAITING_UPLOADS,
+      busyMessage: 'Too many voice clones are being analysed; retry shortly',
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
     });
   }
 
   /** Decodes and measures an upload; the bytes are copied, so the caller keeps them. */
-  async analyzeUpload(bytes: Uint8Array, limits: UploadLimits): Promise<AnalysisResult> {
-    if (this.uploadsInFlight >= MAX_WAITING_UPLOADS + 1) {
-      throw new AppError('busy', 'Too many voice clones are being analysed; retry shortly', {
-        'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
-      });
-    }
-    this.uploadsInFlight += 1;
-    try {
-      return await this.piscina.run({ type: 'upload', bytes, minSeconds: limits.minSeconds, maxSeconds: limits.maxSeconds });
-    } finally {
-      this.uploadsInFlight -= 1;
-    }
+  analyzeUpload(bytes: Uint8Array, limits: UploadLimits): Promise<AnalysisResult> {
+    return this.pool.runOrRefuse({ type: 'upload', bytes, minSeconds: limits.minSeconds, maxSeconds: limits.maxSeconds });
   }
 
   /** Measures rendered speech; the samples are moved to the worker (the caller's array is emptied). */
   async measurePcm(samples: Float32Array, rate: number): Promise<SpeakerFeatures | null> {
     const own = samples.byteOffset === 0 && samples.byteLength === samples.buffer.byteLength ? samples : samples.slice();
-    const result = await this.piscina.run({ type: 'pcm', samples: own, rate }, { transferList: [own.buffer as ArrayBuffer] });
+    const result = await this.pool.run({ type: 'pcm', samples: own, rate }, { transferList: [own.buffer as ArrayBuffer] });
     return result.ok ? result.features : null;
   }
 
   close(): Promise<void> {
-    return this.piscina.close();
+    return this.pool.close();
   }
 }

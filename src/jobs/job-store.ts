@@ -129,6 +129,21 @@ export function newAttempt(): string {
   return randomBytes(8).toString('hex');
 }
 
+/**
+ * Ends a job that is still queued or running with `outcome` (its status and what comes with it), finished now
+ * and kept for `retentionDays`; false when it had ended already (or is gone).
+ */
+async function endJob(db: JobDb, jobId: string, outcome: Partial<JobsTable>, retentionDays: number): Promise<boolean> {
+  const now = new Date();
+  const r = await db
+    .updateTable('jobs')
+    .set({ ...outcome, finished_at: now.toISOString(), expires_at: expiresAt(now, retentionDays) })
+    .where('id', '=', jobId)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export class JobStore {
   private readonly db: JobDb;
 
@@ -470,23 +485,10 @@ export class JobStore {
     book: { bytes: number; seconds: number; starts: readonly number[] },
     retentionDays: number,
   ): Promise<boolean> {
-    const now = new Date();
     const { bytes, seconds } = book;
     return this.db.transaction().execute(async (trx) => {
-      const r = await trx
-        .updateTable('jobs')
-        .set({
-          status: 'done',
-          book_attempt: attempt,
-          book_bytes: bytes,
-          book_seconds: seconds,
-          finished_at: now.toISOString(),
-          expires_at: expiresAt(now, retentionDays),
-        })
-        .where('id', '=', jobId)
-        .where('status', 'in', ['queued', 'running'])
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return false;
+      const outcome = { status: 'done', book_attempt: attempt, book_bytes: bytes, book_seconds: seconds };
+      if (!(await endJob(trx, jobId, outcome, retentionDays))) return false;
       for (const [n, start] of book.starts.entries()) {
         await trx.updateTable('job_chapters').set({ start_seconds: start }).where('job_id', '=', jobId).where('n', '=', n).execute();
       }
@@ -495,19 +497,7 @@ export class JobStore {
   }
 
   async fail(jobId: string, error: string, retentionDays: number): Promise<boolean> {
-    const now = new Date();
-    const r = await this.db
-      .updateTable('jobs')
-      .set({
-        status: 'failed',
-        error: error.slice(0, 1000),
-        finished_at: now.toISOString(),
-        expires_at: expiresAt(now, retentionDays),
-      })
-      .where('id', '=', jobId)
-      .where('status', 'in', ['queued', 'running'])
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return false;
+    if (!(await endJob(this.db, jobId, { status: 'failed', error: error.slice(0, 1000) }, retentionDays))) return false;
     await this.db.updateTable('job_pieces').set({ pcm: null }).where('job_id', '=', jobId).execute();
     return true;
   }

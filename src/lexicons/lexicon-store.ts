@@ -49,10 +49,23 @@ function isUniqueViolation(err: unknown): boolean {
   );
 }
 
+type LexiconDb = Kysely<Database & LexiconTables>;
+
+/** The id of the owner's lexicon of that name, if they have one. */
+async function idOf(db: LexiconDb, ownerId: string, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('lexicons').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst();
+  return row?.id;
+}
+
+/** The owner has no default lexicon any more (before another becomes it: one default per account). */
+async function clearDefault(db: LexiconDb, ownerId: string): Promise<void> {
+  await db.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
+}
+
 const taken = (name: string): AppError => new AppError('lexicon_exists', `You already have a lexicon named "${name}"`);
 
 export class LexiconStore {
-  private readonly db: Kysely<Database & LexiconTables>;
+  private readonly db: LexiconDb;
 
   constructor(
     db: Db,
@@ -119,23 +132,17 @@ export class LexiconStore {
       return await this.db.transaction().execute(async (trx) => {
         await lockUserForCap(trx, this.dialect, ownerId);
         const now = new Date().toISOString();
-        const existing = await trx
-          .selectFrom('lexicons')
-          .select('id')
-          .where('owner_id', '=', ownerId)
-          .where('name', '=', name)
-          .executeTakeFirst();
+        const existing = await idOf(trx, ownerId, name);
         if (existing && options.mode === 'create') throw taken(name);
         if (!existing && options.mode === 'replace') return null;
-        if (options.makeDefault === true)
-          await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
+        if (options.makeDefault === true) await clearDefault(trx, ownerId);
         const json = JSON.stringify(rules);
         if (existing) {
           const flag = options.makeDefault === undefined ? {} : { is_default: options.makeDefault ? 1 : 0 };
           await trx
             .updateTable('lexicons')
             .set({ rules: json, rule_count: rules.length, updated_at: now, ...flag })
-            .where('id', '=', existing.id)
+            .where('id', '=', existing)
             .execute();
         } else {
           const held = await trx
@@ -182,24 +189,12 @@ export class LexiconStore {
     try {
       return await this.db.transaction().execute(async (trx) => {
         await lockUserForCap(trx, this.dialect, ownerId);
-        const row = await trx
-          .selectFrom('lexicons')
-          .select('id')
-          .where('owner_id', '=', ownerId)
-          .where('name', '=', name)
-          .executeTakeFirst();
-        if (!row) return null;
-        if (change.default === true)
-          await trx.updateTable('lexicons').set({ is_default: 0 }).where('owner_id', '=', ownerId).where('is_default', '=', 1).execute();
+        const id = await idOf(trx, ownerId, name);
+        if (id === undefined) return null;
+        if (change.default === true) await clearDefault(trx, ownerId);
         const set: Partial<LexiconsTable> = {};
         if (change.name !== undefined && change.name !== name) {
-          const clash = await trx
-            .selectFrom('lexicons')
-            .select('id')
-            .where('owner_id', '=', ownerId)
-            .where('name', '=', change.name)
-            .executeTakeFirst();
-          if (clash) throw taken(change.name);
+          if ((await idOf(trx, ownerId, change.name)) !== undefined) throw taken(change.name);
           set.name = change.name;
         }
         if (change.default !== undefined) set.is_default = change.default ? 1 : 0;
@@ -207,9 +202,9 @@ export class LexiconStore {
           await trx
             .updateTable('lexicons')
             .set({ ...set, updated_at: new Date().toISOString() })
-            .where('id', '=', row.id)
+            .where('id', '=', id)
             .execute();
-        return toLexicon(await trx.selectFrom('lexicons').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow());
+        return toLexicon(await trx.selectFrom('lexicons').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
       });
     } catch (err) {
       if (isUniqueViolation(err) && change.name !== undefined) throw taken(change.name);

@@ -1,8 +1,6 @@
 // The pool that reads PLS documents off the event loop (pls-worker.ts): one thread, started on the first import.
-import { Piscina } from 'piscina';
-import { AppError } from '../errors.ts';
+import { OneThreadPool } from '../one-thread-pool.ts';
 import type { LexiconRule } from '../schemas/lexicons.ts';
-import { siblingModule } from '../sibling-module.ts';
 import { PlsError } from './pls.ts';
 
 export type PlsReadResult = { ok: true; rules: LexiconRule[] } | { ok: false; reason: string; line: number; column: number };
@@ -19,33 +17,26 @@ export interface PlsReader {
 const MAX_WAITING = 8;
 
 export class ThreadPlsReader implements PlsReader {
-  private readonly piscina: Piscina<string, PlsReadResult>;
-  private inFlight = 0;
+  private readonly pool: OneThreadPool<string, PlsReadResult>;
 
   constructor(options: { idleTimeoutMs?: number } = {}) {
-    this.piscina = new Piscina<string, PlsReadResult>({
-      filename: siblingModule(import.meta.url, 'pls-worker'),
-      minThreads: 0,
-      maxThreads: 1,
-      idleTimeout: options.idleTimeoutMs ?? 30_000,
-      atomics: 'disabled',
+    this.pool = new OneThreadPool({
+      base: import.meta.url,
+      worker: 'pls-worker',
+      idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+      maxWaiting: MAX_WAITING,
+      busyMessage: 'Too many lexicon imports at once; retry shortly',
+      retryAfterSeconds: 2,
     });
   }
 
   async read(xml: string): Promise<LexiconRule[]> {
-    if (this.inFlight >= MAX_WAITING + 1)
-      throw new AppError('busy', 'Too many lexicon imports at once; retry shortly', { 'Retry-After': '2' });
-    this.inFlight += 1;
-    try {
-      const result = await this.piscina.run(xml);
-      if (!result.ok) throw new PlsError(result.reason, result.line, result.column);
-      return result.rules;
-    } finally {
-      this.inFlight -= 1;
-    }
+    const result = await this.pool.runOrRefuse(xml);
+    if (!result.ok) throw new PlsError(result.reason, result.line, result.column);
+    return result.rules;
   }
 
   close(): Promise<void> {
-    return this.piscina.close();
+    return this.pool.close();
   }
 }

@@ -95,108 +95,58 @@ export class Metrics {
       labelNames: ['policy'],
       registers,
     });
-    const self = this;
-    new Gauge({
-      name: 'voxsmith_synthesis_queue_depth',
-      help: 'Synthesis tasks waiting for a worker',
-      registers,
-      collect() {
-        this.set(self.poolSource?.().queued ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_running',
-      help: 'Synthesis tasks being rendered by a worker now',
-      registers,
-      collect() {
-        this.set(self.poolSource?.().running ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_workers',
-      help: 'Worker threads in the synthesis pool',
-      registers,
-      collect() {
-        this.set(self.poolSource?.().workers ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_slots',
-      help: 'Syntheses the fair queue lets run at once (workers x SYNTHESIS_SLOTS_PER_WORKER)',
-      registers,
-      collect() {
-        this.set(self.schedulerSource?.().slots ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_waiting',
-      help: 'Syntheses waiting in the fair queue for a free slot',
-      registers,
-      collect() {
-        this.set(self.schedulerSource?.().waiting ?? 0);
-      },
-    });
-    const cache = (): CacheStats | null => self.cacheSource?.() ?? null;
-    new Counter({
-      name: 'voxsmith_synthesis_cache_hits_total',
-      help: 'Speech requests answered from the synthesis cache',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(cache()?.hits ?? 0);
-      },
-    });
-    new Counter({
-      name: 'voxsmith_synthesis_cache_misses_total',
-      help: 'Speech requests the synthesis cache could not answer (rendered by a worker)',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(cache()?.misses ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_cache_hit_ratio',
-      help: 'Hits over lookups of the synthesis cache since the start (0 before the first lookup)',
-      registers,
-      collect() {
+    // Read when scraped: what the pool, the fair queue, the cache and the streams report now.
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    };
+    // A count kept elsewhere since the start, exposed as a counter.
+    const total = (name: string, help: string, read: () => number): void => {
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    };
+    gauge('voxsmith_synthesis_queue_depth', 'Synthesis tasks waiting for a worker', () => this.poolSource?.().queued ?? 0);
+    gauge('voxsmith_synthesis_running', 'Synthesis tasks being rendered by a worker now', () => this.poolSource?.().running ?? 0);
+    gauge('voxsmith_synthesis_workers', 'Worker threads in the synthesis pool', () => this.poolSource?.().workers ?? 0);
+    gauge(
+      'voxsmith_synthesis_slots',
+      'Syntheses the fair queue lets run at once (workers x SYNTHESIS_SLOTS_PER_WORKER)',
+      () => this.schedulerSource?.().slots ?? 0,
+    );
+    gauge('voxsmith_synthesis_waiting', 'Syntheses waiting in the fair queue for a free slot', () => this.schedulerSource?.().waiting ?? 0);
+    const cache = (): CacheStats | null => this.cacheSource?.() ?? null;
+    total('voxsmith_synthesis_cache_hits_total', 'Speech requests answered from the synthesis cache', () => cache()?.hits ?? 0);
+    total(
+      'voxsmith_synthesis_cache_misses_total',
+      'Speech requests the synthesis cache could not answer (rendered by a worker)',
+      () => cache()?.misses ?? 0,
+    );
+    gauge(
+      'voxsmith_synthesis_cache_hit_ratio',
+      'Hits over lookups of the synthesis cache since the start (0 before the first lookup)',
+      () => {
         const c = cache();
         const lookups = (c?.hits ?? 0) + (c?.misses ?? 0);
-        this.set(lookups === 0 ? 0 : (c?.hits ?? 0) / lookups);
+        return lookups === 0 ? 0 : (c?.hits ?? 0) / lookups;
       },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_cache_bytes',
-      help: 'Bytes the synthesis cache holds (audio plus timings)',
-      registers,
-      collect() {
-        this.set(cache()?.bytes ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_cache_max_bytes',
-      help: 'The synthesis cache bound (CACHE_MB); 0 when it is off',
-      registers,
-      collect() {
-        this.set(cache()?.maxBytes ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_synthesis_cache_entries',
-      help: 'Answers the synthesis cache holds',
-      registers,
-      collect() {
-        this.set(cache()?.entries ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'voxsmith_websocket_streams_active',
-      help: 'Open WebSocket streams (/v1/ws/stream)',
-      registers,
-      collect() {
-        this.set(self.streamSource?.() ?? 0);
-      },
-    });
+    );
+    gauge('voxsmith_synthesis_cache_bytes', 'Bytes the synthesis cache holds (audio plus timings)', () => cache()?.bytes ?? 0);
+    gauge('voxsmith_synthesis_cache_max_bytes', 'The synthesis cache bound (CACHE_MB); 0 when it is off', () => cache()?.maxBytes ?? 0);
+    gauge('voxsmith_synthesis_cache_entries', 'Answers the synthesis cache holds', () => cache()?.entries ?? 0);
+    gauge('voxsmith_websocket_streams_active', 'Open WebSocket streams (/v1/ws/stream)', () => this.streamSource?.() ?? 0);
   }
 
   /** The worker pool whose queue the gauges report. */

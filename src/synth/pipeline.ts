@@ -9,10 +9,9 @@
 import { createEncoder, FORMATS, OUTPUT_RATE, type EncodeFormat } from '../audio/encoders/index.ts';
 import { createResampler } from '../audio/resample.ts';
 import type { Engine } from './engine.ts';
-import { UnknownVoiceError } from './engine.ts';
 import { OutputStream, type RenderHooks } from './output-stream.ts';
 import { isLongReading } from './long-reading.ts';
-import { isKnownVoice, loadEngine } from './registry.ts';
+import { loadEngine } from './registry.ts';
 import { planSpeech, type PlanItem, type SpeechItem } from './script-plan.ts';
 import { SPEED_MAX, SPEED_MIN, type SpeechRequest } from './speech.ts';
 import { cutAtClauses } from './text/clause-pieces.ts';
@@ -74,8 +73,6 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
 
 /** Renders a request to encoded audio, calling hooks.emit as bytes become available. */
 export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Promise<RenderResult> {
-  if (!isKnownVoice(req.voice)) throw new UnknownVoiceError(req.voice.engine, req.voice.base);
-  for (const v of req.voices ?? []) if (!isKnownVoice(v.spec)) throw new UnknownVoiceError(v.spec.engine, v.spec.base);
   // Engines loaded and each voice measured (once per voice, so a voice switch stays level) before the
   // encoder exists, so a failure leaves nothing to release.
   const plan = planSpeech(req);

@@ -8,6 +8,7 @@ import type { CompiledFlite } from './engines/flite/compiled.ts';
 import type { NeuralModels } from './neural-models.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
+import type { RenderResult } from './pipeline.ts';
 import type { MarkTiming, SpeechRequest, WordTiming } from './speech.ts';
 
 /** Main thread -> worker, on the task's port. */
@@ -75,12 +76,10 @@ export interface WorkerSettings {
   warmTurns?: WarmTurnsShared;
 }
 
-export interface SpeakResult {
+/** A speak task's end: what the render loop reports of the request. */
+export interface SpeakResult extends RenderResult {
   type: 'spoken';
   id: number;
-  seconds: number;
-  sentences: number;
-  cancelled: boolean;
 }
 
 export type PhonemizeResult =

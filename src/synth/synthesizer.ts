@@ -11,7 +11,7 @@ import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, NeuralRetain, StreamMessage } from './protocol.ts';
 import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
-import { SPEED_MAX, SPEED_MIN, type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
+import { type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
 
 export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
 export type { EngineInfo } from './engine.ts';
@@ -80,12 +80,6 @@ export function sampleRateOf(format: OutputFormat): number {
 function validate(req: SpeechRequest): void {
   if (typeof req.text !== 'string') throw new TypeError('text must be a string');
   if (!isEncodeFormat(req.format)) throw new RangeError(`unsupported format ${JSON.stringify(req.format)}`);
-  if (!Number.isFinite(req.speed) || req.speed < SPEED_MIN || req.speed > SPEED_MAX) {
-    throw new RangeError(`speed must be between ${SPEED_MIN} and ${SPEED_MAX}`);
-  }
-  if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
-    throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
-  }
 }
 
 export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {

@@ -1,23 +1,15 @@
 // The typed client (client/) against a real server: sign-in, keys, speech, the stream helper, typed errors.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { KEY_SCOPES, VoxsmithClient, VoxsmithError, STREAM_SAMPLE_RATE } from '../../client/index.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
 let client: VoxsmithClient;
-
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('sdk-user@example.com'));
-  client = new VoxsmithClient({ baseUrl: s.base, apiKey: key, WebSocket });
-});
-after(async () => {
-  await s.close();
+const s = useService({ user: 'sdk-user@example.com' }, async () => {
+  client = new VoxsmithClient({ baseUrl: s.base, apiKey: s.key, WebSocket });
 });
 
 const TEXT = 'Streaming speech arrives in pieces. Each piece is played as soon as it comes.';
@@ -34,7 +26,7 @@ function concat(parts: Float32Array[]): Float32Array {
 
 /** The same request over a raw WebSocket, decoded by hand: the reference for the helper. */
 async function rawStream(message: Record<string, unknown>): Promise<Float32Array> {
-  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
   const parts: Buffer[] = [];
   await new Promise<void>((resolve, reject) => {
     ws.on('open', () => ws.send(JSON.stringify({ type: 'synthesize', ...message })));

@@ -4,10 +4,10 @@
 // sample did not contain. The LibriVox reader has only his recordings, and his own pace varies by 15 %
 // from sentence to sentence, so his clone reads the words of the sample: without a transcript the fit
 // never saw them (it reads its own text), which makes that a fair check of the transcript-less measure.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { measureBytes, SAMPLE_TEXT, semitonesBetween, speak, uploadClone } from './helpers.ts';
 import { librivoxReading, recordFestival, SKIP_NO_FESTIVAL, SKIP_NO_LIBRIVOX, type Reading } from './unseen-speakers.ts';
 
@@ -28,18 +28,13 @@ const HELD_OUT_TEXT =
   'Nobody expected the letter to arrive so soon, and when it did, the whole family gathered in the kitchen to read it. ' +
   'It said very little, but it said enough.';
 
-let s: TestServer;
 let key: string;
-before(async () => {
-  // Festival records synchronously inside the tests, holding this process (server and client alike) for seconds
-  // under load: the server must not close an idle connection meanwhile, or the next request may go out on a
-  // socket that is closing.
-  s = await startServer({ env: { KEEP_ALIVE_TIMEOUT_MS: '600000' } });
+// Festival records synchronously inside the tests, holding this process (server and client alike) for seconds
+// under load: the server must not close an idle connection meanwhile, or the next request may go out on a
+// socket that is closing.
+const s = useService({ env: { KEEP_ALIVE_TIMEOUT_MS: '600000' } }, async () => {
   await s.app.services.synthesizer.ready();
   key = (await s.newKey('unseen@example.com')).key;
-});
-after(async () => {
-  await s?.close();
 });
 
 /** Clones `sample`, then compares the clone's reading of `yardstick.text` with the speaker's own. */

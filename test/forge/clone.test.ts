@@ -1,8 +1,8 @@
 // Cloning end to end: recordings of known speakers (Debian's flite and espeak-ng programs) are uploaded,
 // and each clone, made to read the same text through /v1/speak, must measure like its speaker.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { measureBytes, recordSpeaker, semitonesBetween, SKIP_NO_SPEAKERS, speak, transcode, uploadClone, type Speaker } from './helpers.ts';
 
 interface CloneBody {
@@ -26,20 +26,15 @@ interface CloneBody {
   };
 }
 
-let s: TestServer;
 let key: string;
 let userId: string;
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   // Engine warm-up is the server's start-up, not part of any clone.
   await s.app.services.synthesizer.ready();
   const created = await s.newKey('cloner@example.com');
   key = created.key;
   const session = (await (await s.request('/api/auth/session', { cookie: created.cookie })).json()) as { user: { id: string } };
   userId = session.user.id;
-});
-after(async () => {
-  await s?.close();
 });
 
 const measured = new Map<Speaker, { sample: number; clone: number }>();

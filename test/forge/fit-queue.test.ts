@@ -1,22 +1,17 @@
 // A clone's fit renders are worker time like any speech: through the real server with one synthesis slot, each
 // render waits its turn in the fair queue behind another key's speech (so an upload cannot take a worker ahead of
 // everyone waiting), it gives the slot back between renders, and none of the fitting audio is billed.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricValue } from '../helpers/metrics.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
 
 const VOICE = 'espeak-en-us-male-1';
 
-let s: TestServer;
-before(async () => {
-  // One worker with one slot: every synthesis, and every fit render, waits for the one before it.
-  s = await startServer({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', CACHE_MB: '0' } });
-});
-after(async () => {
-  await s?.close();
-});
+// One worker with one slot: every synthesis, and every fit render, waits for the one before it.
+
+const s = useService({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', CACHE_MB: '0' } });
 
 /** Minutes of speech: far more than the socket buffers hold, so it keeps its slot until it is dropped. */
 function longText(tag: string): string {

@@ -1,11 +1,11 @@
 // Cloning once refused nothing that sounds: a pure 440 Hz sine became a "female" voice at 400 Hz. Tones (steady,
 // wavering or sweeping), hums, noise and clicks are now refused with a message naming what is wrong, and real
 // speech (synthetic voices and LibriVox readers) is still accepted.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
 import { pcm16Wav } from '../audio/signals.ts';
 
@@ -29,18 +29,10 @@ function random(): number {
   return state / 2 ** 31 - 1;
 }
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  key = (await s.newKey('not-speech@example.com')).key;
-});
-after(async () => {
-  await s?.close();
-});
+const s = useService({ user: 'not-speech@example.com' });
 
 async function expectRefused(bytes: Uint8Array, status: number, code: string, message: RegExp): Promise<void> {
-  const res = await uploadClone(s, key, bytes, { name: 'not speech' });
+  const res = await uploadClone(s, s.key, bytes, { name: 'not speech' });
   const text = await res.text();
   assert.equal(res.status, status, text);
   const body = JSON.parse(text) as { error: string; code: string; request_id: string };
@@ -95,13 +87,13 @@ describe('clone refuses recordings that are not speech', () => {
 describe('clone still accepts speech', () => {
   test('espeak and flite renders', { skip: SKIP_NO_SPEAKERS }, async () => {
     for (const speaker of ['espeak-low', 'flite-slt'] as const) {
-      const res = await uploadClone(s, key, recordSpeaker(speaker), { name: speaker });
+      const res = await uploadClone(s, s.key, recordSpeaker(speaker), { name: speaker });
       assert.equal(res.status, 201, await res.text());
     }
   });
 
   test('a LibriVox reader', { skip: existsSync(LIBRIVOX) ? false : 'pocketsphinx test data not installed' }, async () => {
-    const res = await uploadClone(s, key, readFileSync(LIBRIVOX), { name: 'reader' });
+    const res = await uploadClone(s, s.key, readFileSync(LIBRIVOX), { name: 'reader' });
     assert.equal(res.status, 201, await res.text());
   });
 
@@ -113,7 +105,7 @@ describe('clone still accepts speech', () => {
         maxBuffer: 64 << 20,
       });
       assert.equal(r.status, 0, r.stderr?.toString());
-      const res = await uploadClone(s, key, r.stdout, { name: 'noisy reader' });
+      const res = await uploadClone(s, s.key, r.stdout, { name: 'noisy reader' });
       assert.equal(res.status, 201, await res.text());
     },
   );

@@ -2,10 +2,11 @@
 // Origin equals its own loopback or IP-literal Host is accepted (a DNS name is not: DNS rebinding), the sign-in
 // mail links back to the address the person asked from (never to a forged Host), and a refusal names the
 // variables that admit an origin. PUBLIC_URL and ALLOWED_ORIGINS keep working as before.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /** The last mail to `to`, quoted-printable undone. */
 function lastMailTo(s: TestServer, to: string): string {
@@ -50,15 +51,12 @@ function raw(
 }
 
 describe('no PUBLIC_URL: the service answers on its own addresses', () => {
-  let s: TestServer;
+  // Listening on every address, as HOST's default 0.0.0.0 does: 127.0.0.1 and 127.0.0.2 are two addresses of it.
+
+  const s = useService({ env: { PUBLIC_URL: '' }, listenHost: '0.0.0.0' });
   let port: number;
   before(async () => {
-    // Listening on every address, as HOST's default 0.0.0.0 does: 127.0.0.1 and 127.0.0.2 are two addresses of it.
-    s = await startServer({ env: { PUBLIC_URL: '' }, listenHost: '0.0.0.0' });
     port = Number(new URL(s.base).port);
-  });
-  after(async () => {
-    await s?.close();
   });
 
   /** Signs in the way the dashboard does from `address`: login and verify with that Origin; returns the cookie. */
@@ -144,14 +142,10 @@ describe('no PUBLIC_URL: the service answers on its own addresses', () => {
 });
 
 describe('PUBLIC_URL set: only its origin, plus ALLOWED_ORIGINS', () => {
-  let s: TestServer;
+  const s = useService({ env: { ALLOWED_ORIGINS: 'http://localhost:5173, http://192.168.1.20:8080' } });
   let port: number;
   before(async () => {
-    s = await startServer({ env: { ALLOWED_ORIGINS: 'http://localhost:5173, http://192.168.1.20:8080' } });
     port = Number(new URL(s.base).port);
-  });
-  after(async () => {
-    await s?.close();
   });
 
   test('the own-address rule is off; ALLOWED_ORIGINS are accepted; links use PUBLIC_URL', async () => {

@@ -1,15 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_KEYS_PER_USER } from '../../src/accounts/api-keys.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-before(async () => {
-  s = await startServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useService();
 
 interface KeyList {
   keys: Array<{ id: string; name: string; masked_key: string; created_at: string; last_used: string | null }>;

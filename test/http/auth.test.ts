@@ -1,16 +1,11 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-before(async () => {
-  s = await startServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useService();
 
 describe('magic-link sign-in: happy path', () => {
   test('login mails a link; verify creates the user and a session cookie', async () => {

@@ -2,27 +2,21 @@
 // their shape (the request carries xi-api-key) while OpenAI's SDK keeps its own; user.get() and
 // user.subscription.get() report the account's usage; output_format's rates and bitrates are what ffprobe
 // reads; voices carry a preview_url that plays with the key.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ElevenLabsClient } from '@elevenlabs/elevenlabs-js';
 import OpenAI from 'openai';
 import { ffmpegDecode, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
-let cookie: string;
 let eleven: ElevenLabsClient;
 const tmp = new TempDir();
-
-before(async () => {
-  s = await startServer();
-  ({ key, cookie } = await s.newKey('eleven-account@example.com', 'agent'));
-  eleven = new ElevenLabsClient({ apiKey: key, baseUrl: s.base, maxRetries: 0 });
+const s = useService({ user: 'eleven-account@example.com', keyName: 'agent' }, async () => {
+  eleven = new ElevenLabsClient({ apiKey: s.key, baseUrl: s.base, maxRetries: 0 });
 });
+
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
@@ -73,7 +67,7 @@ describe('ElevenLabs SDK: models and the account', () => {
   });
 
   test('OpenAI’s SDK still gets OpenAI’s list on the same path, and models.retrieve works', async () => {
-    const openai = new OpenAI({ apiKey: key, baseURL: `${s.base}/v1`, maxRetries: 0 });
+    const openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
     const ids: string[] = [];
     for await (const m of openai.models.list()) ids.push(m.id);
     assert.ok(ids.includes('tts-1') && ids.includes('flite'));
@@ -104,7 +98,7 @@ describe('ElevenLabs SDK: models and the account', () => {
     assert.equal(user.subscription.voiceSlotsUsed, 0);
     assert.equal(user.subscription.tier, 'free');
     assert.equal(user.isApiKeyHashed, true);
-    assert.equal(user.xiApiKeyPreview?.slice(-4), key.slice(-4));
+    assert.equal(user.xiApiKeyPreview?.slice(-4), s.key.slice(-4));
     assert.ok(user.xiApiKeyPreview?.includes('*'), 'masked');
     const resetsAt = new Date(user.subscription.nextCharacterCountResetUnix! * 1000);
     assert.equal(resetsAt.getUTCDate(), 1, 'the first of next month');
@@ -115,7 +109,7 @@ describe('ElevenLabs SDK: models and the account', () => {
     assert.deepEqual(sub.openInvoices, []);
     assert.equal(sub.status, 'active');
     // The dashboard session sees the same account.
-    const viaSession = await s.request('/v1/user/subscription', { cookie });
+    const viaSession = await s.request('/v1/user/subscription', { cookie: s.cookie });
     assert.equal(((await viaSession.json()) as { character_count: number }).character_count, before + text.length);
     // Without a key: 401.
     assert.equal((await fetch(`${s.base}/v1/user`)).status, 401);
@@ -127,7 +121,7 @@ describe('ElevenLabs SDK: models and the account', () => {
     assert.equal(slt?.previewUrl, `http://voxsmith.test/api/voices/flite-slt/preview`);
     const path = new URL(slt?.previewUrl ?? '').pathname;
     const before = (await eleven.user.subscription.get()).characterCount;
-    const preview = await s.request(path, { headers: { 'xi-api-key': key } });
+    const preview = await s.request(path, { headers: { 'xi-api-key': s.key } });
     assert.equal(preview.status, 200);
     assert.equal(preview.headers.get('content-type'), 'audio/mpeg');
     const mp3 = tmp.file('preview.mp3', Buffer.from(await preview.arrayBuffer()));

@@ -6,21 +6,15 @@ import { ElevenLabsClient, ElevenLabsError } from '@elevenlabs/elevenlabs-js';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { pcm16Samples } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
-let cookie: string;
 let eleven: ElevenLabsClient;
 const tmp = new TempDir();
-
-before(async () => {
-  s = await startServer();
-  ({ key, cookie } = await s.newKey('eleven-user@example.com'));
-  eleven = new ElevenLabsClient({ apiKey: key, baseUrl: s.base, maxRetries: 0 });
+const s = useService({ user: 'eleven-user@example.com' }, async () => {
+  eleven = new ElevenLabsClient({ apiKey: s.key, baseUrl: s.base, maxRetries: 0 });
 });
+
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
@@ -61,7 +55,7 @@ function checkAlignment(a: Alignment | undefined, text: string, seconds: number)
 describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
   let reference = 0;
   before(async () => {
-    const res = await s.request('/v1/speak', { json: { text: TEXT, voice_id: VOICE, format: 'pcm' }, bearer: key });
+    const res = await s.call('/v1/speak', { json: { text: TEXT, voice_id: VOICE, format: 'pcm' } });
     assert.equal(res.status, 200);
     reference = pcm16Samples(new Uint8Array(await res.arrayBuffer())).length / 24_000;
     assert.ok(reference > 3 && reference < 12, `reference ${reference} s`);
@@ -116,7 +110,7 @@ describe('ElevenLabs SDK: text to speech', { skip: SKIP_NO_FFMPEG }, () => {
     test(`output_format ${c.name}: bare 8 kHz G.711 bytes, no WAV header, as a telephony stream takes them`, async () => {
       const res = await s.request(`/v1/text-to-speech/${VOICE}/stream?output_format=${c.name}`, {
         json: { text: TEXT },
-        headers: { 'xi-api-key': key },
+        headers: { 'xi-api-key': s.key },
       });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), c.type);
@@ -196,7 +190,7 @@ describe('ElevenLabs routes: keys and errors', () => {
   const post = (path: string, json: unknown, headers: Record<string, string>) => s.request(path, { method: 'POST', json, headers });
 
   test('xi-api-key is the key header; a bad one is a 401 like a bad Bearer key, counted alike', async () => {
-    const ok = await post(`/v1/text-to-speech/${VOICE}?output_format=pcm_24000`, { text: 'Hi.' }, { 'xi-api-key': key });
+    const ok = await post(`/v1/text-to-speech/${VOICE}?output_format=pcm_24000`, { text: 'Hi.' }, { 'xi-api-key': s.key });
     assert.equal(ok.status, 200);
     assert.ok((await ok.arrayBuffer()).byteLength > 1000);
     for (const bad of ['service_sk_nope', '', 'two words']) {
@@ -207,11 +201,11 @@ describe('ElevenLabs routes: keys and errors', () => {
     const none = await post(`/v1/text-to-speech/${VOICE}`, { text: 'Hi.' }, {});
     assert.equal(none.status, 401);
     // The key never reaches the log.
-    assert.ok(!s.logs.join('').includes(key));
+    assert.ok(!s.logs.join('').includes(s.key));
   });
 
   test('an unsupported output_format is a 400 listing the accepted names', async () => {
-    const res = await post(`/v1/text-to-speech/${VOICE}?output_format=aac_44100`, { text: 'Hi.' }, { 'xi-api-key': key });
+    const res = await post(`/v1/text-to-speech/${VOICE}?output_format=aac_44100`, { text: 'Hi.' }, { 'xi-api-key': s.key });
     assert.equal(res.status, 400);
     const body = (await res.json()) as { error: string; code: string };
     assert.equal(body.code, 'validation');
@@ -223,7 +217,7 @@ describe('ElevenLabs routes: keys and errors', () => {
     const extra = await post(
       `/v1/text-to-speech/${VOICE}/stream?output_format=pcm_24000`,
       { text: 'Hi.', seed: 4, previous_text: 'x', apply_text_normalization: 'auto' },
-      { 'xi-api-key': key },
+      { 'xi-api-key': s.key },
     );
     assert.equal(extra.status, 200);
     await extra.arrayBuffer();
@@ -234,7 +228,7 @@ describe('ElevenLabs routes: keys and errors', () => {
       ['no-such-voice', { text: 'Hi.' }, 404, 'voice_not_found'],
     ];
     for (const [voice, json, status, code] of cases) {
-      const res = await post(`/v1/text-to-speech/${voice}/with-timestamps`, json, { 'xi-api-key': key });
+      const res = await post(`/v1/text-to-speech/${voice}/with-timestamps`, json, { 'xi-api-key': s.key });
       assert.equal(res.status, status, JSON.stringify(json));
       assert.equal(((await res.json()) as { code: string }).code, code);
     }
@@ -246,7 +240,7 @@ describe('ElevenLabs routes: keys and errors', () => {
       (e: unknown) => e instanceof ElevenLabsError && e.statusCode === 404,
     );
     const usage = async () =>
-      ((await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> }).keys.reduce(
+      ((await (await s.request('/api/usage', { cookie: s.cookie })).json()) as { keys: Array<{ characters: number }> }).keys.reduce(
         (n, k) => n + k.characters,
         0,
       );

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,14 +7,9 @@ import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-before(async () => {
-  s = await startServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useService();
 
 async function expectError(res: Response, status: number): Promise<string> {
   assert.equal(res.status, status);

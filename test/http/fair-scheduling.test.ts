@@ -2,24 +2,19 @@
 // order in which requests are served is observable: a key that keeps several long requests going does not
 // push another key's request behind all of them, a key past MAX_CONCURRENT_PER_KEY is refused with 429 on
 // every door, and a WebSocket request that has to wait hears its place in line before its first audio.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { metricValue } from '../helpers/metrics.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { StreamClient } from '../helpers/ws-client.ts';
 
 const VOICE = 'espeak-en-us-male-1';
 const MAX_PER_KEY = 4;
 
-let s: TestServer;
-before(async () => {
-  // One worker with one slot: every synthesis waits for the one before it, in the scheduler's order.
-  s = await startServer({
-    env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', MAX_CONCURRENT_PER_KEY: String(MAX_PER_KEY), CACHE_MB: '0' },
-  });
-});
-after(async () => {
-  await s.close();
+// One worker with one slot: every synthesis waits for the one before it, in the scheduler's order.
+
+const s = useService({
+  env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', MAX_CONCURRENT_PER_KEY: String(MAX_PER_KEY), CACHE_MB: '0' },
 });
 
 /** Minutes of speech: far more than the socket buffers hold, so it keeps its slot until it is read or dropped. */

@@ -1,9 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import WebSocket from 'ws';
 import { STREAM_SAMPLE_RATE } from '../../src/schemas/speech.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // One request could once produce 37 minutes of audio from a short text. MAX_AUDIO_SECONDS stops
 // the synthesis as audio is produced and tells the client (an HTTP trailer, a last WebSocket message).
@@ -13,19 +13,10 @@ const CAP_SECONDS = 2;
 const LONG_TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the woods. '.repeat(5);
 
 describe('MAX_AUDIO_SECONDS', () => {
-  let s: TestServer;
-  let key: string;
-  let cookie: string;
-  before(async () => {
-    s = await startServer({ env: { MAX_AUDIO_SECONDS: String(CAP_SECONDS) } });
-    ({ key, cookie } = await s.newKey('cap@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { MAX_AUDIO_SECONDS: String(CAP_SECONDS) }, user: 'cap@example.com' });
 
   const charactersUsed = async (): Promise<number> => {
-    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> };
+    const usage = (await (await s.request('/api/usage', { cookie: s.cookie })).json()) as { keys: Array<{ characters: number }> };
     return usage.keys.reduce((sum, k) => sum + k.characters, 0);
   };
 
@@ -40,7 +31,7 @@ describe('MAX_AUDIO_SECONDS', () => {
     }>((resolve, reject) => {
       const req = httpRequest(
         url,
-        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+        { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' } },
         (res) => {
           const parts: Buffer[] = [];
           res.on('data', (d: Buffer) => parts.push(d));
@@ -73,14 +64,14 @@ describe('MAX_AUDIO_SECONDS', () => {
   });
 
   test('HTTP: speech under the cap has no error trailer', async () => {
-    const res = await s.request('/v1/speak', { json: { text: 'Hi.', format: 'pcm' }, bearer: key });
+    const res = await s.call('/v1/speak', { json: { text: 'Hi.', format: 'pcm' } });
     assert.equal(res.status, 200);
     assert.ok((await res.arrayBuffer()).byteLength > 0);
   });
 
   test('WebSocket: the last message for the request is an audio_too_long error', async () => {
     const before = await charactersUsed();
-    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
     const messages: Array<{ type: string; id?: string; code?: string; audio?: string }> = [];
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -117,25 +108,16 @@ describe('MAX_AUDIO_SECONDS', () => {
 });
 
 describe('MAX_AUDIO_SECONDS and SSML', () => {
-  let s: TestServer;
-  let key: string;
-  let cookie: string;
-  before(async () => {
-    s = await startServer({ env: { MAX_AUDIO_SECONDS: '60' } });
-    ({ key, cookie } = await s.newKey('cap-ssml@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { MAX_AUDIO_SECONDS: '60' }, user: 'cap-ssml@example.com' });
 
   test('breaks past the cap are refused with audio_too_long before any of their silence is made', async () => {
     const text = `<speak>Hi.${'<break time="10s"/>'.repeat(7)}</speak>`;
-    const res = await s.request('/v1/speak', { json: { text, format: 'pcm' }, bearer: key });
+    const res = await s.call('/v1/speak', { json: { text, format: 'pcm' } });
     assert.equal(res.status, 413);
     const body = (await res.json()) as { code: string; error: string };
     assert.equal(body.code, 'audio_too_long');
     assert.match(body.error, /breaks/);
-    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ requests: number }> };
+    const usage = (await (await s.request('/api/usage', { cookie: s.cookie })).json()) as { keys: Array<{ requests: number }> };
     assert.equal(
       usage.keys.reduce((n, k) => n + k.requests, 0),
       0,
@@ -150,7 +132,7 @@ describe('MAX_AUDIO_SECONDS and SSML', () => {
     const trailer = await new Promise<string | undefined>((resolve, reject) => {
       const req = httpRequest(
         url,
-        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+        { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' } },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.trailers['x-voxsmith-error']));
@@ -161,7 +143,7 @@ describe('MAX_AUDIO_SECONDS and SSML', () => {
       req.end(JSON.stringify({ text, format: 'pcm', voice_id: 'flite-slt' }));
     });
     assert.equal((JSON.parse(trailer ?? '{}') as { code?: string }).code, 'audio_too_long');
-    const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> };
+    const usage = (await (await s.request('/api/usage', { cookie: s.cookie })).json()) as { keys: Array<{ characters: number }> };
     const counted = usage.keys.reduce((n, k) => n + k.characters, 0);
     // 60 s of slow speech is a few of the 12 sentences: counted in spoken characters (each sentence's 87).
     assert.ok(counted >= sentence.length && counted < sentence.length * 10, `${counted} characters counted`);

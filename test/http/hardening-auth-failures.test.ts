@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // Guessing keys must run into the rate limit: 150 requests with an unknown key were once all answered 401, never 429.
 const LIMIT = 4;
@@ -12,13 +12,7 @@ interface ErrorEnvelope {
 }
 
 describe('failed authentications are rate limited per address', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT) } });
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT) } });
 
   test('unknown, malformed keys and stale sessions count; past the limit 429 with Retry-After in the envelope', async () => {
     const { key } = await s.newKey('authfail@example.com');

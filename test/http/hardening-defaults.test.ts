@@ -1,21 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_STREAM_LIMITS } from '../../src/http/stream/connection.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // Defaults safe for a server on the internet: short-lived sign-in links, auth answers never cached, voice names
 // without bidi tricks, stalled streams dropped, a strict session cookie.
 
 describe('defaults: sign-in link, session cookie, caching, names', () => {
-  let s: TestServer;
-  let key: string;
-  before(async () => {
-    s = await startServer();
-    ({ key } = await s.newKey('defaults@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ user: 'defaults@example.com' });
 
   test('a sign-in link lives 10 minutes by default', async () => {
     const res = await s.request('/api/auth/login', { json: { email: 'ttl@example.com' } });
@@ -43,7 +35,7 @@ describe('defaults: sign-in link, session cookie, caching, names', () => {
 
   test('voice names refuse bidi overrides and control characters', async () => {
     for (const name of ['evil\u202Egnp.exe', 'a\u2066b', 'tab\there', 'bell\u0007']) {
-      const res = await s.request('/v1/forge/breed', { json: { parent_a: 'flite-slt', parent_b: 'flite-rms', name }, bearer: key });
+      const res = await s.call('/v1/forge/breed', { json: { parent_a: 'flite-slt', parent_b: 'flite-rms', name } });
       assert.equal(res.status, 400, JSON.stringify(name));
       const body = (await res.json()) as { code: string; error: string };
       assert.equal(body.code, 'validation');
@@ -57,13 +49,7 @@ describe('defaults: sign-in link, session cookie, caching, names', () => {
 });
 
 describe('under an https PUBLIC_URL the session cookie is __Host-', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ env: { PUBLIC_URL: 'https://voxsmith.test' } });
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { PUBLIC_URL: 'https://voxsmith.test' } });
 
   test('set as __Host-vox_session (Secure, Path=/, no Domain) and accepted back', async () => {
     const n = s.mail.messages.length;

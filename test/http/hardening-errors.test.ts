@@ -1,9 +1,10 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { ERRORS } from '../../src/schemas/errors.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // Every error a client can get carries the one envelope: errors from the HTTP parser and the router once came
 // without it (Fastify's own {"error":"Bad Request","message":"Client Error"}, no request_id, or no body at all).
@@ -51,13 +52,7 @@ function assertEnvelope(answer: RawAnswer, status: number, code: string, what: s
 }
 
 describe('every error in the envelope', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService();
 
   test('errors of the HTTP parser: unknown method, bad Content-Length, TE + CL, a 20 KB header', async () => {
     const host = 'Host: voxsmith.test\r\n';
@@ -112,13 +107,7 @@ describe('every error in the envelope', () => {
 });
 
 describe('Expect and methods, in the envelope', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer();
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService();
 
   test('an Expect other than 100-continue: 417 expectation_failed with the envelope, not an empty answer', async () => {
     for (const expect of ['999', 'something-else']) {

@@ -2,19 +2,14 @@
 // read without limits (its event-loop side: test/process/pls-event-loop.test.ts); a lexicon within the limits built a regular expression too large to run; aliases
 // and spell-outs turned a text within MAX_TEXT_CHARS into hours of speech; /v1/phonemize ran beside the per-key
 // concurrency limit; parallel default-lexicon updates raced into 500s on PostgreSQL.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LEXICON_LIMITS } from '../../src/schemas/lexicons.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-before(async () => {
-  // Two of one key's requests at once, so the concurrency test needs few.
-  s = await startServer({ env: { MAX_CONCURRENT_PER_KEY: '2' } });
-});
-after(async () => {
-  await s.close();
-});
+// Two of one key's requests at once, so the concurrency test needs few.
+
+const s = useService({ env: { MAX_CONCURRENT_PER_KEY: '2' } });
 
 async function codeOf(res: Response): Promise<string> {
   return ((await res.json()) as { code: string }).code;

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { pcm16Wav, sine } from '../audio/signals.ts';
 
 // A malformed upload is the client's fault, a 4xx: 954 of 1 000 randomly cut multipart bodies once answered 500.
@@ -19,18 +19,10 @@ function form(boundary: string): Buffer {
 }
 
 describe('malformed multipart is a 400 in the envelope, never a 500', () => {
-  let s: TestServer;
-  let key: string;
-  before(async () => {
-    s = await startServer();
-    ({ key } = await s.newKey('multipart@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ user: 'multipart@example.com' });
 
   async function assert4xx(body: Buffer, contentType: string, what: string): Promise<void> {
-    const res = await s.request('/v1/forge/clone', { body, headers: { 'content-type': contentType }, bearer: key });
+    const res = await s.call('/v1/forge/clone', { body, headers: { 'content-type': contentType } });
     const text = await res.text();
     assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${text}`);
     const parsed = JSON.parse(text) as { error: string; code: string; request_id: string };

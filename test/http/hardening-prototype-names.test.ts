@@ -1,22 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // Names from the request once reached Object.prototype ("voice": "__proto__" → 500 TypeError, or silently the
 // default voice). Every such name must be a 4xx, or, for a filter, simply match nothing.
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 
 describe('user-supplied names never reach Object.prototype', () => {
-  let s: TestServer;
-  let key: string;
-  before(async () => {
-    s = await startServer();
-    ({ key } = await s.newKey('proto@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ user: 'proto@example.com' });
 
   async function refused(res: Response, what: string): Promise<void> {
     assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${await res.clone().text()}`);
@@ -28,32 +20,26 @@ describe('user-supplied names never reach Object.prototype', () => {
 
   test('voice ids, formats, engines and OpenAI voice names and models', async () => {
     for (const name of NAMES) {
-      await refused(await s.request('/v1/speak', { json: { text: 'hi', voice_id: name }, bearer: key }), `speak voice_id ${name}`);
-      await refused(await s.request('/v1/speak', { json: { text: 'hi', format: name }, bearer: key }), `speak format ${name}`);
+      await refused(await s.call('/v1/speak', { json: { text: 'hi', voice_id: name } }), `speak voice_id ${name}`);
+      await refused(await s.call('/v1/speak', { json: { text: 'hi', format: name } }), `speak format ${name}`);
       for (const model of ['tts-1', 'tts-1-hd', 'flite', 'espeak']) {
-        await refused(
-          await s.request('/v1/audio/speech', { json: { model, input: 'hi', voice: name }, bearer: key }),
-          `openai ${model} voice ${name}`,
-        );
+        await refused(await s.call('/v1/audio/speech', { json: { model, input: 'hi', voice: name } }), `openai ${model} voice ${name}`);
       }
+      await refused(await s.call('/v1/audio/speech', { json: { model: name, input: 'hi', voice: 'alloy' } }), `openai model ${name}`);
       await refused(
-        await s.request('/v1/audio/speech', { json: { model: name, input: 'hi', voice: 'alloy' }, bearer: key }),
-        `openai model ${name}`,
-      );
-      await refused(
-        await s.request('/v1/audio/speech', { json: { model: 'tts-1', input: 'hi', voice: 'alloy', response_format: name }, bearer: key }),
+        await s.call('/v1/audio/speech', { json: { model: 'tts-1', input: 'hi', voice: 'alloy', response_format: name } }),
         `openai response_format ${name}`,
       );
-      await refused(await s.request(`/api/voices/${encodeURIComponent(name)}`, { bearer: key }), `voice record ${name}`);
+      await refused(await s.call(`/api/voices/${encodeURIComponent(name)}`), `voice record ${name}`);
       await refused(
-        await s.request('/v1/forge/breed', { json: { parent_a: name, parent_b: 'flite-slt', name: 'x' }, bearer: key }),
+        await s.call('/v1/forge/breed', { json: { parent_a: name, parent_b: 'flite-slt', name: 'x' } }),
         `breed parent ${name}`,
       );
     }
   });
 
   test('stream messages: voice_id and engine answer an error message, the stream stays usable', async () => {
-    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
     const messages: Array<{ type: string; code?: string; id?: string }> = [];
     ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string; code?: string; id?: string }));
     await new Promise<void>((resolve, reject) => {
@@ -113,16 +99,7 @@ function ssmlPlacements(name: string): Array<[string, string]> {
 }
 
 describe('SSML never looks a request value up on Object.prototype', () => {
-  let s: TestServer;
-  let key: string;
-  let cookie: string;
-  before(async () => {
-    s = await startServer();
-    ({ key, cookie } = await s.newKey('proto-ssml@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ user: 'proto-ssml@example.com' });
 
   async function ssmlInvalid(res: Response, what: string): Promise<void> {
     const text = await res.text();
@@ -133,10 +110,7 @@ describe('SSML never looks a request value up on Object.prototype', () => {
   test(`${PROTOTYPE_NAMES.length} prototype names in every SSML position: 400 ssml_invalid on /v1/speak`, async () => {
     for (const name of PROTOTYPE_NAMES) {
       for (const [where, text] of ssmlPlacements(name)) {
-        await ssmlInvalid(
-          await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key }),
-          `${where} ${name}`,
-        );
+        await ssmlInvalid(await s.call('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'pcm' } }), `${where} ${name}`);
       }
     }
   });
@@ -144,17 +118,14 @@ describe('SSML never looks a request value up on Object.prototype', () => {
   test('the other doors refuse them too: timestamps, OpenAI, ElevenLabs, the stream', async () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       const text = `<speak>a <say-as interpret-as="${name}">12</say-as> <break strength="${name}"/></speak>`;
-      await ssmlInvalid(await s.request('/v1/speak/with-timestamps', { json: { text }, bearer: key }), `timestamps ${name}`);
+      await ssmlInvalid(await s.call('/v1/speak/with-timestamps', { json: { text } }), `timestamps ${name}`);
+      await ssmlInvalid(await s.call('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: text } }), `openai ${name}`);
       await ssmlInvalid(
-        await s.request('/v1/audio/speech', { json: { model: 'tts-1', voice: 'alloy', input: text }, bearer: key }),
-        `openai ${name}`,
-      );
-      await ssmlInvalid(
-        await s.request('/v1/text-to-speech/flite-slt', { json: { text }, headers: { 'xi-api-key': key } }),
+        await s.request('/v1/text-to-speech/flite-slt', { json: { text }, headers: { 'xi-api-key': s.key } }),
         `elevenlabs ${name}`,
       );
     }
-    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
     const messages: Array<{ type: string; code?: string }> = [];
     ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string; code?: string }));
     await new Promise<void>((resolve, reject) => {
@@ -175,7 +146,7 @@ describe('SSML never looks a request value up on Object.prototype', () => {
 
   test('a voice preview in a prototype-named language is answered (counting) or refused, never a 500', async () => {
     for (const name of PROTOTYPE_NAMES) {
-      const res = await s.request(`/api/voices/flite-slt/preview?language=${encodeURIComponent(name)}`, { cookie });
+      const res = await s.request(`/api/voices/flite-slt/preview?language=${encodeURIComponent(name)}`, { cookie: s.cookie });
       assert.ok(res.status === 200 || res.status === 400, `language=${name}: ${res.status}`);
       if (res.status === 200) assert.ok((await res.arrayBuffer()).byteLength > 1000, `language=${name}: audio`);
       else assert.equal(((await res.json()) as { code: string }).code, 'validation');

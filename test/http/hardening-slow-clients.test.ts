@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 // A slow client must not hold a connection: a body trickled one byte every 5 s once kept its connection open for
 // minutes, and slow headers got a 408 only after ~60 s, with an empty body.
@@ -45,13 +45,7 @@ function envelopeOf(text: string, status: number): { error: string; code: string
 }
 
 describe('slow clients are cut', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '500' } });
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '500' } });
 
   test('a body trickled a byte at a time gets 408 in the envelope and the connection is closed', async () => {
     const conn = await open(s.base);
@@ -79,14 +73,9 @@ describe('slow clients are cut', () => {
 });
 
 describe('a client that never reads its speech loses its synthesis slot', () => {
-  let s: TestServer;
-  before(async () => {
-    // One synthesis at a time on the whole server: whoever holds it blocks everyone.
-    s = await startServer({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', CACHE_MB: '0' } });
-  });
-  after(async () => {
-    await s.close();
-  });
+  // One synthesis at a time on the whole server: whoever holds it blocks everyone.
+
+  const s = useService({ env: { WORKERS: '1', SYNTHESIS_SLOTS_PER_WORKER: '1', CACHE_MB: '0' } });
 
   test('its connection is cut within the write-stall timeout, and another key’s sentence is served', async () => {
     const hog = await s.newKey('hog@example.com');

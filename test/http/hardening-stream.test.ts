@@ -1,25 +1,17 @@
 // What an outside security re-test found on the WebSocket stream's input contexts: a context that was never
 // flushed spoke 595 sentences in 30 s past a limit of 60 a minute, because an utterance was counted once.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { StreamClient } from '../helpers/ws-client.ts';
 
 const LIMIT = 8;
 
 describe('input streaming and the rate limit', () => {
-  let s: TestServer;
-  let key: string;
-  before(async () => {
-    s = await startServer({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
-    ({ key } = await s.newKey('sentences@example.com'));
-  });
-  after(async () => {
-    await s.close();
-  });
+  const s = useService({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) }, user: 'sentences@example.com' });
 
   test(`every sentence of a never-flushed context counts: past ${LIMIT} a minute it is refused with rate_limited`, async () => {
-    const c = await StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`, { timeoutMs: 60_000 });
+    const c = await StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`, { timeoutMs: 60_000 });
     // The upgrade counted once; then 20 sentences, never flushed, each completed by the next one's start.
     const words = [
       'One',

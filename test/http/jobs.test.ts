@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { buildEpub, zipBomb, type EpubChapter } from '../helpers/epub.ts';
 import { ffmpegDecode, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { VoxsmithClient } from '../../client/index.ts';
@@ -23,19 +23,16 @@ const CHAPTERS: EpubChapter[] = [
   { title: 'The Street', paragraphs: [P[3], P[1]] },
 ];
 
-let s: TestServer;
-let key: string;
 let tmp: TempDir;
-
-before(async () => {
-  s = await startServer({ env: { MAX_JOB_CHARS: '40000', MAX_JOBS_PER_USER: '2', MAX_JOB_UPLOAD_MB: '20' } });
-  ({ key } = await s.newKey('books@example.com'));
-  tmp = new TempDir();
-});
+const s = useService(
+  { env: { MAX_JOB_CHARS: '40000', MAX_JOBS_PER_USER: '2', MAX_JOB_UPLOAD_MB: '20' }, user: 'books@example.com' },
+  async () => {
+    tmp = new TempDir();
+  },
+);
 
 after(async () => {
   tmp?.remove();
-  await s?.close();
 });
 
 interface JobBody {
@@ -58,7 +55,7 @@ interface JobBody {
   }>;
 }
 
-async function upload(bytes: Uint8Array, name: string, fields: Record<string, string> = {}, bearer = key): Promise<Response> {
+async function upload(bytes: Uint8Array, name: string, fields: Record<string, string> = {}, bearer = s.key): Promise<Response> {
   const form = new FormData();
   form.set('file', new Blob([bytes]), name);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
@@ -80,7 +77,7 @@ async function readEvents(res: Response): Promise<Array<{ event: string | null; 
 }
 
 async function job(id: string): Promise<JobBody> {
-  const res = await s.request(`/v1/jobs/${id}`, { bearer: key });
+  const res = await s.call(`/v1/jobs/${id}`);
   assert.equal(res.status, 200);
   return (await res.json()) as JobBody;
 }
@@ -97,7 +94,7 @@ async function waitFor(id: string, status: string, timeoutMs = 120_000): Promise
 }
 
 async function bytesOf(path: string, headers: Record<string, string> = {}): Promise<{ res: Response; bytes: Uint8Array }> {
-  const res = await s.request(path, { bearer: key, headers });
+  const res = await s.call(path, { headers });
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
@@ -132,7 +129,7 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
       created.chapters.reduce((n, c) => n + c.characters, 0),
     );
 
-    const stream = await s.request(`/v1/jobs/${id}/events`, { bearer: key });
+    const stream = await s.call(`/v1/jobs/${id}/events`);
     assert.equal(stream.status, 200);
     assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
     events = await readEvents(stream);
@@ -198,7 +195,7 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
       assert.equal(res.status, 200);
       const mine = seconds(tmp.file(`c${n}.mp3`, bytes));
       const text = [chapter.title, ...chapter.paragraphs].join('\n\n');
-      const speak = await s.request('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'mp3' }, bearer: key });
+      const speak = await s.call('/v1/speak', { json: { text, voice_id: 'flite-slt', format: 'mp3' } });
       assert.equal(speak.status, 200);
       const theirs = seconds(tmp.file(`s${n}.mp3`, new Uint8Array(await speak.arrayBuffer())));
       assert.ok(
@@ -229,16 +226,16 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
     const open = await bytesOf(`/v1/jobs/${id}/chapters/1/audio`, { range: 'bytes=10-' });
     const chapter = await bytesOf(`/v1/jobs/${id}/chapters/1/audio`);
     assert.deepEqual(open.bytes, chapter.bytes.subarray(10));
-    const past = await s.request(`/v1/jobs/${id}/audio`, { bearer: key, headers: { range: `bytes=${whole.length}-` } });
+    const past = await s.call(`/v1/jobs/${id}/audio`, { headers: { range: `bytes=${whole.length}-` } });
     assert.equal(past.status, 416);
     assert.equal(past.headers.get('content-range'), `bytes */${whole.length}`);
     assert.equal(((await past.json()) as { code: string }).code, 'range_not_satisfiable');
   });
 
   test('the job is listed, its usage counted, and no other account sees it', async () => {
-    const list = (await (await s.request('/v1/jobs', { bearer: key })).json()) as { jobs: JobBody[] };
+    const list = (await (await s.call('/v1/jobs')).json()) as { jobs: JobBody[] };
     assert.ok(list.jobs.some((j) => j.id === id));
-    const usage = (await (await s.request('/api/usage', { bearer: key })).json()) as { days: Array<{ characters: number }> };
+    const usage = (await (await s.call('/api/usage')).json()) as { days: Array<{ characters: number }> };
     const characters = usage.days.reduce((n, d) => n + d.characters, 0);
     assert.ok(characters >= (await job(id)).characters, `usage ${characters}`);
     const other = await s.newKey('someone-else@example.com');
@@ -253,9 +250,8 @@ describe('POST /v1/jobs with an EPUB', { skip: SKIP_NO_FFMPEG }, () => {
 describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
   test('plain text: "Chapter" lines start chapters; WAV chapters and a WAV book with the pauses', async () => {
     const text = `The Short Book\n\nChapter 1\n\n${P[0]}\n\nCHAPTER TWO: Inside\n\n${P[1]}\n\n${P[2]}`;
-    const res = await s.request('/v1/jobs', {
+    const res = await s.call('/v1/jobs', {
       json: { text, voice_id: 'espeak-en-gb-female-1', format: 'wav', title: 'Short' },
-      bearer: key,
     });
     assert.equal(res.status, 202, await res.clone().text());
     const created = (await res.json()) as JobBody;
@@ -278,9 +274,8 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
 
   test('Markdown headings and SSML are read too', async () => {
     const md = `# Guide\n\n## Setup\n\nInstall the *tool* with [the installer](https://example.com).\n\n## Use\n\n- Start it.\n- Stop it.`;
-    const a = await s.request('/v1/jobs', {
+    const a = await s.call('/v1/jobs', {
       json: { text: md, text_type: 'markdown', voice_id: 'flite-slt', format: 'opus' },
-      bearer: key,
     });
     assert.equal(a.status, 202);
     const ja = (await a.json()) as JobBody;
@@ -290,7 +285,7 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
       ['Setup', 'Use'],
     );
     const ssml = `<speak><prosody rate="slow"><p>${P[0]}</p><p>${P[1]}</p><p>${P[2]}</p><p>${P[3]}</p></prosody></speak>`;
-    const b = await s.request('/v1/jobs', { json: { text: ssml, text_type: 'ssml', voice_id: 'flite-slt', format: 'flac' }, bearer: key });
+    const b = await s.call('/v1/jobs', { json: { text: ssml, text_type: 'ssml', voice_id: 'flite-slt', format: 'flac' } });
     assert.equal(b.status, 202, await b.clone().text());
     const jb = (await b.json()) as JobBody;
     assert.ok(jb.pieces.total >= 2);
@@ -304,19 +299,19 @@ describe('POST /v1/jobs with text', { skip: SKIP_NO_FFMPEG }, () => {
 
 describe('retention', () => {
   test('a finished job past JOB_RETENTION_DAYS is deleted with its audio', async () => {
-    const res = await s.request('/v1/jobs', { json: { text: '<speak><p>Short lived.</p></speak>', voice_id: 'flite-slt' }, bearer: key });
+    const res = await s.call('/v1/jobs', { json: { text: '<speak><p>Short lived.</p></speak>', voice_id: 'flite-slt' } });
     const created = (await res.json()) as JobBody & { text_type: string; expires_at: string | null };
     assert.equal(created.text_type, 'ssml', 'text starting with <speak> is SSML');
     const done = (await waitFor(created.id, 'done')) as JobBody & { expires_at: string; finished_at: string };
     const days = (Date.parse(done.expires_at) - Date.parse(done.finished_at)) / 86_400_000;
     assert.equal(Math.round(days), 7);
     await s.app.services.jobs.sweep();
-    assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 200, 'kept until it expires');
+    assert.equal((await s.call(`/v1/jobs/${created.id}`)).status, 200, 'kept until it expires');
     await sql`update jobs set expires_at = ${new Date(Date.now() - 1000).toISOString()} where id = ${created.id}`.execute(
       s.app.services.db,
     );
     await s.app.services.jobs.sweep();
-    assert.equal((await s.request(`/v1/jobs/${created.id}`, { bearer: key })).status, 404);
+    assert.equal((await s.call(`/v1/jobs/${created.id}`)).status, 404);
     const left = await sql<{ n: number | string }>`select count(*) as n from job_audio where job_id = ${created.id}`.execute(
       s.app.services.db,
     );
@@ -326,7 +321,7 @@ describe('retention', () => {
 
 describe('the SDK', () => {
   test('uploadJob, watchJob, jobChapters, jobAudio (with a range) and deleteJob', async () => {
-    const client = new VoxsmithClient({ baseUrl: s.base, apiKey: key });
+    const client = new VoxsmithClient({ baseUrl: s.base, apiKey: s.key });
     const created = await client.uploadJob({
       file: new Blob([buildEpub(CHAPTERS.slice(1))]),
       filename: 'short.epub',
@@ -354,19 +349,19 @@ describe('cancel and refusals', () => {
   const long = Array.from({ length: 40 }, (_, i) => `${P[i % 4]} (${i})`).join('\n\n');
 
   test('DELETE stops the work within a second, ends the event stream with cancelled, and the job is gone', async () => {
-    const res = await s.request('/v1/jobs', { json: { text: long, voice_id: 'flite-slt' }, bearer: key });
+    const res = await s.call('/v1/jobs', { json: { text: long, voice_id: 'flite-slt' } });
     assert.equal(res.status, 202);
     const { id } = (await res.json()) as JobBody;
-    const events = s.request(`/v1/jobs/${id}/events`, { bearer: key }).then(readEvents);
+    const events = s.call(`/v1/jobs/${id}/events`).then(readEvents);
     const deadline = Date.now() + 60_000;
     while ((await job(id)).pieces.done < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const del = await s.request(`/v1/jobs/${id}`, { method: 'DELETE', bearer: key });
+    const del = await s.call(`/v1/jobs/${id}`, { method: 'DELETE' });
     assert.equal(del.status, 200);
     assert.deepEqual(await del.json(), { id, deleted: true });
     const stoppedBy = performance.now() + 1000;
     while (s.app.services.synthesizer.stats().running > 0 && performance.now() < stoppedBy) await new Promise((r) => setTimeout(r, 10));
     assert.equal(s.app.services.synthesizer.stats().running, 0, 'no synthesis runs a second after the cancel');
-    assert.equal((await s.request(`/v1/jobs/${id}`, { bearer: key })).status, 404);
+    assert.equal((await s.call(`/v1/jobs/${id}`)).status, 404);
     const last = (await events).at(-1);
     assert.equal(last?.event, 'cancelled');
     // Nothing starts again later either.
@@ -382,15 +377,15 @@ describe('cancel and refusals', () => {
       [await upload(zipBomb(64), 'bomb.epub'), 413, 'document_too_large'],
       [await upload(new Uint8Array([1, 2, 3]), 'song.mp3'), 415, 'unsupported_media_type'],
       [await upload(new Uint8Array([0xff, 0xfe, 0x00]), 'bad.txt'), 400, 'invalid_document'],
-      [await s.request('/v1/jobs', { json: { text: 'hello', voice_id: 'no-such-voice' }, bearer: key }), 404, 'voice_not_found'],
-      [await s.request('/v1/jobs', { json: { text: 'x'.repeat(41_000) }, bearer: key }), 413, 'text_too_long'],
-      [await s.request('/v1/jobs', { json: { text: '<speak><p>unclosed</speak>', text_type: 'ssml' }, bearer: key }), 400, 'ssml_invalid'],
-      [await s.request('/v1/jobs', { json: { text: 'hi', format: 'aac' }, bearer: key }), 400, 'validation'],
+      [await s.call('/v1/jobs', { json: { text: 'hello', voice_id: 'no-such-voice' } }), 404, 'voice_not_found'],
+      [await s.call('/v1/jobs', { json: { text: 'x'.repeat(41_000) } }), 413, 'text_too_long'],
+      [await s.call('/v1/jobs', { json: { text: '<speak><p>unclosed</speak>', text_type: 'ssml' } }), 400, 'ssml_invalid'],
+      [await s.call('/v1/jobs', { json: { text: 'hi', format: 'aac' } }), 400, 'validation'],
       [await s.request('/v1/jobs', { json: { text: 'hi' } }), 401, 'unauthorized'],
     ];
     const form = new FormData();
     form.set('voice_id', 'flite-slt');
-    cases.push([await s.request('/v1/jobs', { body: form, bearer: key }), 400, 'validation']);
+    cases.push([await s.call('/v1/jobs', { body: form }), 400, 'validation']);
     for (const [res, status, code] of cases) {
       const body = (await res.json()) as { error: string; code: string };
       assert.equal(res.status, status, JSON.stringify(body));

@@ -1,23 +1,18 @@
 // Key management with a Bearer key (what a deploy script does without a browser), bounded by scopes: what a key may do on every door, what it
 // may mint, and revocation by `key_id` or `id` in the body or the query string.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { KEY_SCOPES } from '../../src/schemas/api-keys.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { dropSchema, randomSchema, testStore } from '../helpers/stores.ts';
 import { StreamClient } from '../helpers/ws-client.ts';
 
-let s: TestServer;
-before(async () => {
-  s = await startServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useService();
 
 interface Created {
   key: string;

@@ -1,15 +1,12 @@
 // Lexicons change what is spoken, through the real server: the audio's length follows an alias, on every door,
 // with the account default applied when a request names none, and only the caller's own lexicons usable.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   alice = await s.newKey('alice-ls@example.com');
   bob = await s.newKey('bob-ls@example.com');
   const created = await s.request('/api/lexicons', {
@@ -24,9 +21,6 @@ before(async () => {
     },
   });
   assert.equal(created.status, 201);
-});
-after(async () => {
-  await s.close();
 });
 
 /** Seconds of 24 kHz 16-bit mono PCM that /v1/speak returns. */

@@ -1,21 +1,16 @@
 // /api/lexicons through the real server: CRUD, PLS import, limits and ownership.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoxsmithClient, VoxsmithError } from '../../client/index.ts';
 import { LEXICON_LIMITS } from '../../src/schemas/lexicons.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
+import type { TestServer } from '../helpers/server.ts';
 
-let s: TestServer;
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   alice = await s.newKey('alice-lex@example.com');
   bob = await s.newKey('bob-lex@example.com');
-});
-after(async () => {
-  await s.close();
 });
 
 interface Body {

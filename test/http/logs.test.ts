@@ -1,18 +1,13 @@
 // Structured logs: JSON lines, a request id on every request line and in every error body, no secret anywhere.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { VoxsmithClient } from '../../client/index.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 const METRICS_TOKEN = 'metrics-token-5b8e1d';
-let s: TestServer;
-before(async () => {
-  s = await startServer({ env: { METRICS_TOKEN } });
-});
-after(async () => {
-  await s.close();
-});
+
+const s = useService({ env: { METRICS_TOKEN } });
 
 interface LogLine {
   level: number;

@@ -1,9 +1,10 @@
 // GET /metrics: access rules, a parseable exposition, and counters that move with real traffic.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { VoxsmithClient, VoxsmithError } from '../../client/index.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 interface Sample {
   name: string;
@@ -55,16 +56,10 @@ async function eventually(server: TestServer, check: (s: Sample[]) => boolean, h
 }
 
 describe('metrics without METRICS_TOKEN: loopback only', () => {
-  let s: TestServer;
-  let key: string;
+  const s = useService({ user: 'metrics@example.com' });
   let client: VoxsmithClient;
   before(async () => {
-    s = await startServer();
-    ({ key } = await s.newKey('metrics@example.com'));
-    client = new VoxsmithClient({ baseUrl: s.base, apiKey: key, WebSocket });
-  });
-  after(async () => {
-    await s.close();
+    client = new VoxsmithClient({ baseUrl: s.base, apiKey: s.key, WebSocket });
   });
 
   test('a loopback client reads them; the exposition parses and has every family', async () => {
@@ -154,13 +149,8 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
 
 describe('metrics with METRICS_TOKEN', () => {
   const TOKEN = 'metrics-secret-7f3a9c';
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '2' } });
-  });
-  after(async () => {
-    await s.close();
-  });
+
+  const s = useService({ env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '2' } });
 
   test('no or a wrong Bearer token is 401 {error}, even from loopback; the right one reads them', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${TOKEN}` }] as Array<Record<string, string>>) {

@@ -1,20 +1,13 @@
 // The rest of the OpenAI-compatible surface: the model and voice lists (as OpenAI's SDK and Open WebUI read
 // them), `instructions`, and `stream_format: "sse"` read by the SDK, all through the real server.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
 let openai: OpenAI;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('openai-lists@example.com'));
-  openai = new OpenAI({ apiKey: key, baseURL: `${s.base}/v1`, maxRetries: 0 });
-});
-after(async () => {
-  await s.close();
+const s = useService({ user: 'openai-lists@example.com' }, async () => {
+  openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
 });
 
 const TEXT = 'Speak this sentence at whatever pace the instructions ask for, please.';

@@ -5,27 +5,22 @@ import OpenAI from 'openai';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { pcm16Samples, rms } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
 let openai: OpenAI;
 const tmp = new TempDir();
-
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('openai-user@example.com'));
-  openai = new OpenAI({ apiKey: key, baseURL: `${s.base}/v1`, maxRetries: 0 });
+const s = useService({ user: 'openai-user@example.com' }, async () => {
+  openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
 });
+
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
 const TEXT = 'The quick brown fox jumps over the lazy dog. Then it runs into the forest.';
 
 async function ourPcm(voice_id: string): Promise<Float32Array> {
-  const res = await s.request('/v1/speak', { json: { text: TEXT, voice_id, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { text: TEXT, voice_id, format: 'pcm' } });
   assert.equal(res.status, 200);
   return pcm16Samples(new Uint8Array(await res.arrayBuffer()));
 }
@@ -145,9 +140,8 @@ describe('OpenAI voices and models', () => {
   });
 
   test('sse: speech.audio.delta events carry the file, then speech.audio.done', async () => {
-    const res = await s.request('/v1/audio/speech', {
+    const res = await s.call('/v1/audio/speech', {
       json: { model: 'gpt-4o-mini-tts', voice: 'alloy', input: TEXT, response_format: 'pcm', stream_format: 'sse' },
-      bearer: key,
     });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);

@@ -1,9 +1,9 @@
 // /openapi.json: a valid OpenAPI 3.1 document that covers every route the server registers; /docs renders it.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { isDocumented } from '../../src/http/plugins/openapi.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 interface Operation {
   summary?: string;
@@ -18,17 +18,12 @@ type Doc = {
   components: { securitySchemes: Record<string, unknown> };
 };
 
-let s: TestServer;
 let doc: Doc;
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   const res = await s.request('/openapi.json');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   doc = (await res.json()) as Doc;
-});
-after(async () => {
-  await s.close();
 });
 
 /** Fastify's `/api/voices/:id` is OpenAPI's `/api/voices/{id}`. */

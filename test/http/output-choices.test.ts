@@ -6,19 +6,14 @@ import OpenAI from 'openai';
 import { SAMPLE_RATES, SPEECH_FORMATS } from '../../src/schemas/speech.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
 import { pcm16Samples, rms } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
 let openai: OpenAI;
 const tmp = new TempDir();
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('rates@example.com'));
-  openai = new OpenAI({ apiKey: key, baseURL: `${s.base}/v1`, maxRetries: 0 });
+const s = useService({ user: 'rates@example.com' }, async () => {
+  openai = new OpenAI({ apiKey: s.key, baseURL: `${s.base}/v1`, maxRetries: 0 });
 });
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
@@ -26,7 +21,7 @@ after(async () => {
 const TEXT = 'Telephone lines carry eight thousand samples a second.';
 
 async function speak(body: Record<string, unknown>): Promise<Response> {
-  return s.request('/v1/speak', { json: body, bearer: key });
+  return s.call('/v1/speak', { json: body });
 }
 
 async function audio(body: Record<string, unknown>): Promise<{ bytes: Uint8Array; headers: Headers }> {
@@ -131,7 +126,7 @@ describe('A-law', { skip: SKIP_NO_FFMPEG }, () => {
 
 describe('errors name what is accepted', () => {
   async function refused(body: Record<string, unknown>, path = '/v1/speak'): Promise<string> {
-    const res = await s.request(path, { json: body, bearer: key });
+    const res = await s.call(path, { json: body });
     assert.equal(res.status, 400, JSON.stringify(body));
     const json = (await res.json()) as { error: string; code: string };
     assert.equal(json.code, 'validation');
@@ -167,9 +162,8 @@ describe('errors name what is accepted', () => {
   });
 
   test('unknown fields on /v1/audio/speech are ignored, as OpenAI’s own clients expect', async () => {
-    const res = await s.request('/v1/audio/speech', {
+    const res = await s.call('/v1/audio/speech', {
       json: { model: 'tts-1', voice: 'alloy', input: 'Hi.', response_format: 'pcm', some_future_option: true, user: 'u-1' },
-      bearer: key,
     });
     assert.equal(res.status, 200);
     assert.ok((await res.arrayBuffer()).byteLength > 4800);

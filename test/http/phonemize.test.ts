@@ -1,15 +1,12 @@
 // POST /v1/phonemize through the real server: normalized text, phonemes per word, and what lexicons change.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PhonemizeResponse } from '../../src/schemas/phonemize.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
 let alice: { key: string; cookie: string };
 let bob: { key: string; cookie: string };
-
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   alice = await s.newKey('alice-ph@example.com');
   bob = await s.newKey('bob-ph@example.com');
   const created = await s.request('/api/lexicons', {
@@ -23,9 +20,6 @@ before(async () => {
     },
   });
   assert.equal(created.status, 201);
-});
-after(async () => {
-  await s.close();
 });
 
 async function phonemize(

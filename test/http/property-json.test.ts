@@ -1,19 +1,11 @@
 // Property-based test: arbitrary and near-miss JSON bodies to the JSON endpoints never give a
 // 5xx or a hang, every 4xx is the error envelope, and the server is healthy afterwards.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { assertClean, assertHealthy, post, PROPERTY_ENV } from '../helpers/property.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer({ env: PROPERTY_ENV });
-  key = (await s.newKey('property-json@example.com')).key;
-});
-after(async () => {
-  await s?.close();
-});
+const s = useService({ env: PROPERTY_ENV, user: 'property-json@example.com' });
 
 /** Values a field should not hold: wrong types, huge and odd numbers, unicode, prototype names. */
 const oddValue = fc.oneof(
@@ -50,7 +42,7 @@ describe('property: JSON bodies', () => {
   for (const endpoint of ENDPOINTS) {
     test(`${endpoint.path}: no 5xx, the envelope on every 4xx`, async () => {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (endpoint.auth === 'key') headers.authorization = `Bearer ${key}`;
+      if (endpoint.auth === 'key') headers.authorization = `Bearer ${s.key}`;
       else headers.origin = s.origin;
       await fc.assert(
         fc.asyncProperty(fc.oneof(anyJson, nearMiss(endpoint.fields), brokenJson), async (body) => {
@@ -62,6 +54,6 @@ describe('property: JSON bodies', () => {
   }
 
   test('the server is healthy afterwards', async () => {
-    await assertHealthy(s, key);
+    await assertHealthy(s, s.key);
   });
 });

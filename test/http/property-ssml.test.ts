@@ -1,11 +1,11 @@
 // Property-based test: random SSML from the supported subset (valid and invalid values, unknown
 // elements and attributes, entities, truncated documents) and random Unicode text, through the real server:
 // never a 5xx, never a hang; audio is whole 16-bit PCM; word timings are monotonic and inside the audio.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { SpeechWithTimestamps } from '../../src/schemas/timestamps.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { assertClean, assertHealthy, PROPERTY_ENV } from '../helpers/property.ts';
 
 /** Generous: a hang fails through this abort; speed is not asserted (2 shared cores). */
@@ -14,15 +14,7 @@ const TIMEOUT_MS = 60_000;
 const SEED = Number(process.env.VOXSMITH_PROPERTY_SEED ?? 1515);
 const RUNS = 40;
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer({ env: PROPERTY_ENV });
-  key = (await s.newKey('property-ssml@example.com')).key;
-});
-after(async () => {
-  await s?.close();
-});
+const s = useService({ env: PROPERTY_ENV, user: 'property-ssml@example.com' });
 
 /** Answers per test and status, so a generator that only ever produces 400s fails instead of testing nothing. */
 const seen = new Map<string, number>();
@@ -31,7 +23,7 @@ let current = '';
 async function speak(path: string, body: Record<string, unknown>): Promise<{ status: number; bytes: Buffer; text: string }> {
   const res = await fetch(`${s.base}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ format: 'pcm', ...body }),
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
@@ -378,6 +370,6 @@ describe('property: SSML and Unicode text', () => {
   });
 
   test('the server is healthy afterwards', async () => {
-    await assertHealthy(s, key);
+    await assertHealthy(s, s.key);
   });
 });

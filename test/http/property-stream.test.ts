@@ -1,22 +1,14 @@
 // Property-based test: random JSON and random text or binary frames on /v1/ws/stream are
 // answered with error messages in the envelope (or audio, when they happen to be valid requests); the
 // connection stays usable or closes with a proper code, and the server is healthy afterwards.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { assertHealthy, PROPERTY_ENV, REQUEST_TIMEOUT_MS } from '../helpers/property.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer({ env: PROPERTY_ENV });
-  key = (await s.newKey('property-stream@example.com')).key;
-});
-after(async () => {
-  await s?.close();
-});
+const s = useService({ env: PROPERTY_ENV, user: 'property-stream@example.com' });
 
 type Msg = Record<string, unknown>;
 /** Codes a server closes with on purpose (RFC 6455 §7.4.1 and the application range); never 1006 or 1011. */
@@ -51,7 +43,7 @@ const frame = fc.oneof(
 
 /** Opens a stream and records every message and the close. */
 async function open(): Promise<{ ws: WebSocket; messages: Msg[]; closed: () => { code: number } | null }> {
-  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
   const messages: Msg[] = [];
   let closed: { code: number } | null = null;
   ws.on('message', (d, binary) => {
@@ -99,6 +91,6 @@ describe('property: WebSocket frames', () => {
   });
 
   test('the server is healthy afterwards', async () => {
-    await assertHealthy(s, key);
+    await assertHealthy(s, s.key);
   });
 });

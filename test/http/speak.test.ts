@@ -2,24 +2,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { measurePitch, measureSpeakingRate } from '../../src/audio/analysis.ts';
 import { ffmpegDecode, probe, SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { assertStatus } from '../helpers/responses.ts';
 
-let s: TestServer;
-let key: string;
+const s = useService({ user: 'speaker@example.com' });
 const tmp = new TempDir();
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('speaker@example.com'));
-});
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
 const TEXT = 'The quick brown fox jumps over the lazy dog. Then it runs into the forest.';
 
-async function speak(body: Record<string, unknown>, bearer = key): Promise<Response> {
+async function speak(body: Record<string, unknown>, bearer = s.key): Promise<Response> {
   return s.request('/v1/speak', { json: body, bearer });
 }
 
@@ -211,7 +206,7 @@ describe('/v1/speak: errors', () => {
     const controller = new AbortController();
     const res = await fetch(`${s.base}/v1/speak`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
       body: JSON.stringify({ text: long, format: 'pcm', voice_id: 'espeak-en-us-male-1' }),
       signal: controller.signal,
     });

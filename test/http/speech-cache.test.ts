@@ -1,23 +1,17 @@
 // The synthesis cache through the real server: an identical request is answered with the same bytes (and word
 // timings) without a worker, is still counted as usage, shows in /metrics, never crosses owners of their own
 // voices, stays within CACHE_MB; dashboard previews come from it and are not billed.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { previewText } from '../../src/schemas/previews.ts';
 import { wavSampleCount } from '../audio/signals.ts';
 import { metricValue } from '../helpers/metrics.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { StreamClient, type StreamMsg } from '../helpers/ws-client.ts';
 
 const CACHE_MB = 1;
 
-let s: TestServer;
-before(async () => {
-  s = await startServer({ env: { CACHE_MB: String(CACHE_MB) } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ env: { CACHE_MB: String(CACHE_MB) } });
 
 const metric = (name: string): Promise<number> => metricValue(s, name);
 

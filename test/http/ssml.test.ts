@@ -1,27 +1,19 @@
 // SSML and timings through the real server: /v1/speak/with-timestamps (+ /stream), decoded and measured.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { measurePitch } from '../../src/audio/analysis.ts';
 import type { SpeechWithTimestamps, SpeechTimestampsEvent } from '../../src/schemas/timestamps.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { timedSpeech } from '../helpers/timed-speech.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('ssml@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ user: 'ssml@example.com' });
 
 const RATE = 24000;
 
-const timed = (body: Record<string, unknown>) => timedSpeech(s, key, body);
+const timed = (body: Record<string, unknown>) => timedSpeech(s, s.key, body);
 
 async function refused(body: Record<string, unknown>): Promise<{ error: string; code: string }> {
-  const res = await s.request('/v1/speak/with-timestamps', { json: { format: 'pcm', ...body }, bearer: key });
+  const res = await s.call('/v1/speak/with-timestamps', { json: { format: 'pcm', ...body } });
   const text = await res.text();
   assert.equal(res.status, 400, text);
   return JSON.parse(text) as { error: string; code: string };
@@ -134,9 +126,8 @@ describe('SSML', () => {
     const second = measurePitch(out.samples.subarray(cut), RATE).medianHz;
     assert.ok(first > 140 && second < first * 0.85, `slt ${first} Hz, awb ${second} Hz`);
     // An unknown voice is a 404 like voice_id.
-    const res = await s.request('/v1/speak/with-timestamps', {
+    const res = await s.call('/v1/speak/with-timestamps', {
       json: { text: '<speak><voice name="nope">x</voice></speak>' },
-      bearer: key,
     });
     assert.equal(res.status, 404);
   });
@@ -212,14 +203,14 @@ describe('SSML', () => {
   });
 
   test('limits count the spoken text; markup has its own limit', async () => {
-    const res = await s.request('/v1/speak', { json: { text: `<speak>${'<break time="10ms"/>'.repeat(3000)}</speak>` }, bearer: key });
+    const res = await s.call('/v1/speak', { json: { text: `<speak>${'<break time="10ms"/>'.repeat(3000)}</speak>` } });
     assert.ok(res.status === 413 || res.status === 400, String(res.status));
   });
 
   test('the NDJSON stream carries the same words and marks, and its audio parts form the file', async () => {
     const text = '<speak>Hello there. <mark name="m"/>How are you today?</speak>';
     const whole: Timed = await timed({ text, voice_id: 'flite-slt' });
-    const res = await s.request('/v1/speak/with-timestamps/stream', { json: { text, voice_id: 'flite-slt', format: 'pcm' }, bearer: key });
+    const res = await s.call('/v1/speak/with-timestamps/stream', { json: { text, voice_id: 'flite-slt', format: 'pcm' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/x-ndjson/);
     const events = (await res.text())
@@ -256,15 +247,13 @@ describe('SSML documents as files write them', () => {
     }
     // The doors without a text_type field: OpenAI and ElevenLabs.
     const [doc] = bodies;
-    const openai = await s.request('/v1/audio/speech', {
+    const openai = await s.call('/v1/audio/speech', {
       json: { model: 'tts-1', voice: 'alloy', input: doc, response_format: 'pcm' },
-      bearer: key,
     });
     assert.equal(openai.status, 200);
     const spoken = (await openai.arrayBuffer()).byteLength / 2 / RATE;
-    const plain = await s.request('/v1/audio/speech', {
+    const plain = await s.call('/v1/audio/speech', {
       json: { model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format: 'pcm' },
-      bearer: key,
     });
     const plainSeconds = (await plain.arrayBuffer()).byteLength / 2 / RATE;
     assert.ok(
@@ -274,7 +263,7 @@ describe('SSML documents as files write them', () => {
     const elevenLabs = async (text: string): Promise<number> => {
       const res = await s.request('/v1/text-to-speech/flite-slt?output_format=pcm_24000', {
         json: { text },
-        headers: { 'xi-api-key': key },
+        headers: { 'xi-api-key': s.key },
       });
       assert.equal(res.status, 200);
       return (await res.arrayBuffer()).byteLength / 2 / RATE;

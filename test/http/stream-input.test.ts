@@ -1,24 +1,16 @@
 // Input streaming on /v1/ws/stream: text arrives word by word (as an LLM writes it), audio per sentence.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { measurePitch } from '../../src/audio/analysis.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { StreamClient, type StreamMsg } from '../helpers/ws-client.ts';
 
 const MAX_TEXT = 400;
 const MAX_CONTEXTS = 3;
-let s: TestServer;
-let key: string;
-let cookie: string;
-before(async () => {
-  s = await startServer({ env: { MAX_TEXT_CHARS: String(MAX_TEXT) }, streamLimits: { maxContexts: MAX_CONTEXTS } });
-  ({ key, cookie } = await s.newKey('agent@example.com'));
-});
-after(async () => {
-  await s.close();
-});
 
-const open = () => StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${key}`);
+const s = useService({ env: { MAX_TEXT_CHARS: String(MAX_TEXT) }, streamLimits: { maxContexts: MAX_CONTEXTS }, user: 'agent@example.com' });
+
+const open = () => StreamClient.open(`${s.base.replace('http', 'ws')}/v1/ws/stream?token=${s.key}`);
 const of = (contextId: string) => (m: StreamMsg) => m.context_id === contextId;
 const doneOf = (contextId: string) => (m: StreamMsg) => m.type === 'done' && m.context_id === contextId;
 
@@ -28,7 +20,7 @@ function tokens(text: string): string[] {
 }
 
 async function charactersUsed(): Promise<number> {
-  const usage = (await (await s.request('/api/usage', { cookie })).json()) as { keys: Array<{ characters: number }> };
+  const usage = (await (await s.request('/api/usage', { cookie: s.cookie })).json()) as { keys: Array<{ characters: number }> };
   return usage.keys.reduce((sum, k) => sum + k.characters, 0);
 }
 

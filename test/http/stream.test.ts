@@ -1,22 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { measurePitch } from '../../src/audio/analysis.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { StreamClient, type OpenOptions, type StreamMsg } from '../helpers/ws-client.ts';
 
-let s: TestServer;
-let key: string;
-let cookie: string;
-before(async () => {
-  s = await startServer({ streamLimits: { maxBufferedBytes: 64 * 1024, stallTimeoutMs: 3_000 } });
-  ({ key, cookie } = await s.newKey('streamer@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ streamLimits: { maxBufferedBytes: 64 * 1024, stallTimeoutMs: 3_000 }, user: 'streamer@example.com' });
 
-const wsUrl = (query = `?token=${key}`) => `${s.base.replace('http', 'ws')}/v1/ws/stream${query}`;
+const wsUrl = (query = `?token=${s.key}`) => `${s.base.replace('http', 'ws')}/v1/ws/stream${query}`;
 
 /** This file's clients fail a wait after 30 s, sooner than the helper's default. */
 const open = (url: string, options: Omit<OpenOptions, 'timeoutMs'> = {}) => StreamClient.open(url, { ...options, timeoutMs: 30_000 });
@@ -99,12 +90,12 @@ describe('stream: happy path', () => {
   });
 
   test('key as a subprotocol, and a session cookie from our origin, are accepted', async () => {
-    const viaProtocol = await open(wsUrl(''), { protocols: ['voxsmith.v1', key] });
+    const viaProtocol = await open(wsUrl(''), { protocols: ['voxsmith.v1', s.key] });
     assert.equal(viaProtocol.ws.protocol, 'voxsmith.v1', 'the key is never echoed back');
     viaProtocol.send({ type: 'synthesize', text: 'Hi.' });
     await viaProtocol.until((m) => m.type === 'done');
     viaProtocol.ws.close();
-    const viaCookie = await open(wsUrl(''), { ws: { headers: { cookie, origin: s.origin } } });
+    const viaCookie = await open(wsUrl(''), { ws: { headers: { cookie: s.cookie, origin: s.origin } } });
     viaCookie.send({ type: 'synthesize', text: 'Hi.' });
     await viaCookie.until((m) => m.type === 'done');
     viaCookie.ws.close();
@@ -163,7 +154,7 @@ describe('stream: errors keep the connection usable', () => {
 describe('stream: security', () => {
   test('missing, bad and revoked keys are refused with HTTP 401 before the upgrade', async () => {
     // Change the last character for certain (a fixed replacement would be the same key 1 time in 62).
-    const mistyped = key.slice(0, -1) + (key.endsWith('X') ? 'Y' : 'X');
+    const mistyped = s.key.slice(0, -1) + (s.key.endsWith('X') ? 'Y' : 'X');
     for (const query of ['', '?token=', '?token=service_sk_nope', `?token=${mistyped}`]) {
       const r = await refusal(wsUrl(query));
       assert.equal(r.status, 401, query);
@@ -172,7 +163,7 @@ describe('stream: security', () => {
   });
 
   test('a session cookie from another origin is refused (cross-site WebSocket hijacking)', async () => {
-    const r = await refusal(wsUrl(''), { cookie, origin: 'https://evil.example' });
+    const r = await refusal(wsUrl(''), { cookie: s.cookie, origin: 'https://evil.example' });
     assert.equal(r.status, 403);
   });
 
@@ -213,7 +204,7 @@ describe('stream: security', () => {
     c.ws.close();
     const log = s.logs.join('');
     assert.ok(log.includes('/v1/ws/stream'));
-    assert.ok(!log.includes(key.slice(23, 55)));
+    assert.ok(!log.includes(s.key.slice(23, 55)));
   });
 
   test('a client that never reads is dropped; server memory stays bounded', async () => {

@@ -1,25 +1,17 @@
 // /v1/speak/with-timestamps takes `sample_rate` as /v1/speak does: the audio in the answer is at that rate,
 // and the word timings stay in seconds, the same at every rate.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SpeechWithTimestamps } from '../../src/schemas/timestamps.ts';
 import { wavSampleCount } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('timestamps-rate@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ user: 'timestamps-rate@example.com' });
 
 const TEXT = 'The quick brown fox jumps over the lazy dog.';
 
 async function timed(body: Record<string, unknown>): Promise<SpeechWithTimestamps & { bytes: Buffer }> {
-  const res = await s.request('/v1/speak/with-timestamps', { json: { text: TEXT, ...body }, bearer: key });
+  const res = await s.call('/v1/speak/with-timestamps', { json: { text: TEXT, ...body } });
   const text = await res.text();
   assert.equal(res.status, 200, text);
   const out = JSON.parse(text) as SpeechWithTimestamps;

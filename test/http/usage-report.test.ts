@@ -1,15 +1,9 @@
 // The usage report over a chosen range of days, per key with revoked keys marked, and as a CSV download.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-before(async () => {
-  s = await startServer();
-});
-after(async () => {
-  await s.close();
-});
+const s = useService();
 
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10);

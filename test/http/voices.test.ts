@@ -1,17 +1,12 @@
 // Through the project's own client SDK (client/), as an integration test of both.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoxsmithClient, VoxsmithError, type Gender, type Voice } from '../../client/index.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
 let client: VoxsmithClient;
-before(async () => {
-  s = await startServer();
+const s = useService({}, async () => {
   client = new VoxsmithClient({ baseUrl: s.base });
-});
-after(async () => {
-  await s.close();
 });
 
 type V = Voice;

@@ -1,21 +1,15 @@
 // A WAV whose length is known carries its real RIFF and data sizes, so tools that trust the header (soxi, Python's
 // wave) read it: every non-streamed answer (/v1/speak, the OpenAI and ElevenLabs downloads, with-timestamps) and
 // a cached answer replayed on a streaming route. A first streamed WAV keeps the open-ended header (0xFFFFFFFF).
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { TempDir } from '../audio/ffmpeg.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
-let s: TestServer;
-let key: string;
+const s = useService({ user: 'wav-sizes@example.com' });
 const tmp = new TempDir();
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('wav-sizes@example.com'));
-});
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
@@ -61,30 +55,29 @@ const TEXT = 'Headers that tell the truth about their length.';
 describe('WAV sizes', () => {
   for (const format of ['wav', 'mulaw', 'alaw'] as const) {
     test(`/v1/speak ${format}: real RIFF and data sizes`, async () => {
-      const res = await s.request('/v1/speak', { json: { text: TEXT, voice_id: 'flite-slt', format }, bearer: key });
+      const res = await s.call('/v1/speak', { json: { text: TEXT, voice_id: 'flite-slt', format } });
       assert.equal(res.status, 200);
       assertKnownLength(Buffer.from(await res.arrayBuffer()), `speak ${format}`);
     });
   }
 
   test('/v1/speak wav at another sample_rate, and with-timestamps: real sizes', async () => {
-    const res = await s.request('/v1/speak', { json: { text: TEXT, format: 'wav', sample_rate: 16_000 }, bearer: key });
+    const res = await s.call('/v1/speak', { json: { text: TEXT, format: 'wav', sample_rate: 16_000 } });
     assertKnownLength(Buffer.from(await res.arrayBuffer()), 'speak wav 16k');
-    const timed = await s.request('/v1/speak/with-timestamps', { json: { text: TEXT, format: 'wav' }, bearer: key });
+    const timed = await s.call('/v1/speak/with-timestamps', { json: { text: TEXT, format: 'wav' } });
     assert.equal(timed.status, 200);
     const { audio } = (await timed.json()) as { audio: string };
     assertKnownLength(Buffer.from(audio, 'base64'), 'with-timestamps');
   });
 
   test('OpenAI wav and ElevenLabs wav_22050 downloads: real sizes', async () => {
-    const openai = await s.request('/v1/audio/speech', {
+    const openai = await s.call('/v1/audio/speech', {
       json: { model: 'tts-1', voice: 'alloy', input: TEXT, response_format: 'wav' },
-      bearer: key,
     });
     assertKnownLength(Buffer.from(await openai.arrayBuffer()), 'openai');
     const eleven = await s.request('/v1/text-to-speech/flite-rms?output_format=wav_22050', {
       json: { text: TEXT },
-      headers: { 'xi-api-key': key },
+      headers: { 'xi-api-key': s.key },
     });
     assertKnownLength(Buffer.from(await eleven.arrayBuffer()), 'elevenlabs');
   });
@@ -93,7 +86,7 @@ describe('WAV sizes', () => {
     const ask = async () => {
       const res = await s.request('/v1/text-to-speech/flite-awb/stream?output_format=wav_16000', {
         json: { text: 'Once streamed, then replayed.' },
-        headers: { 'xi-api-key': key },
+        headers: { 'xi-api-key': s.key },
       });
       assert.equal(res.status, 200);
       return Buffer.from(await res.arrayBuffer());

@@ -1,22 +1,14 @@
 // A one-sentence request is the engine's own rendering of the whole sentence: no cut for an early start, so the
 // same speech length as the engine rendering it whole (within 1 %), and no word timed twice.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { loadEngine } from '../../src/synth/registry.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { timedSpeech } from '../helpers/timed-speech.ts';
 import { render, speechSeconds } from '../synth/helpers.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('whole-sentence@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ user: 'whole-sentence@example.com' });
 
 const SENTENCES = [
   'Turn left at the church and follow the road past the old mill.',
@@ -33,7 +25,7 @@ describe('a one-sentence request is the sentence rendered whole', () => {
       assert.ok(spec, voiceId);
       const engine = await loadEngine(spec.engine);
       for (const text of SENTENCES) {
-        const served = await timedSpeech(s, key, { text, voice_id: voiceId });
+        const served = await timedSpeech(s, s.key, { text, voice_id: voiceId });
         const native = await render(engine, text, spec);
         const a = speechSeconds({ samples: served.samples, rate: served.sample_rate });
         const b = speechSeconds(native);

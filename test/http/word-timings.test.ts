@@ -1,21 +1,13 @@
 // Word timings checked against an independent measurement: in a slowly spoken list of isolated words the
 // speech onsets after each pause are found from the decoded audio alone, and every word's start must sit
 // within 60 ms of its onset (what captions and karaoke-style highlighting need). The measured errors are printed so the accuracy is on record.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SpeechWithTimestamps } from '../../src/schemas/timestamps.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { timedSpeech } from '../helpers/timed-speech.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('word-timings@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ user: 'word-timings@example.com' });
 
 const WORDS = ['apple', 'river', 'mountain', 'window', 'garden', 'yellow', 'basket', 'candle', 'forest', 'lemon'];
 const BOUND = 0.06;
@@ -26,7 +18,7 @@ const MIN_GAP = 0.15;
 type Timed = SpeechWithTimestamps & { samples: Float32Array; rate: number };
 
 async function timed(text: string, voice: string): Promise<Timed> {
-  const out = await timedSpeech(s, key, { text, voice_id: voice });
+  const out = await timedSpeech(s, s.key, { text, voice_id: voice });
   return { ...out, rate: out.sample_rate };
 }
 

@@ -1,20 +1,15 @@
 // Every front door to speech goes through the one speech service: a limit it applies refuses on all of them
 // alike, and each door's request is metered and counted once.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { wavSampleCount } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 
 const LIMIT = 40;
 
-let s: TestServer;
-before(async () => {
-  s = await startServer({ env: { MAX_TEXT_CHARS: String(LIMIT) } });
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ env: { MAX_TEXT_CHARS: String(LIMIT) } });
 
 type StreamMessage = { type: string; error?: string; code?: string; audio?: string; samples?: number; cancelled?: boolean; id?: string };
 
@@ -60,7 +55,7 @@ async function usageOf(cookie: string, keyId: string): Promise<{ characters: num
 }
 
 /** voxsmith_synthesis_requests_total for one endpoint (and outcome, if given), summed over engines. */
-async function syntheses(endpoint: string, outcome?: string, server = s): Promise<number> {
+async function syntheses(endpoint: string, outcome?: string, server: TestServer = s): Promise<number> {
   const res = await server.request('/metrics');
   assert.equal(res.status, 200);
   let sum = 0;
@@ -177,13 +172,7 @@ describe('speech service: usage and metering, once per request on every door', (
 });
 
 describe('speech service: only speech delivered in full is counted', () => {
-  let big: TestServer;
-  before(async () => {
-    big = await startServer();
-  });
-  after(async () => {
-    await big.close();
-  });
+  const big = useService();
 
   test('a stream request cancelled mid-way is metered as cancelled and not counted as usage', async () => {
     const { key, id, cookie } = await big.newKey('cancelled@example.com');

@@ -3,23 +3,16 @@
 // its synthesis state (the glottal wave's phase, the pitch flutter, a clock-seeded random generator) from one
 // call to the next, which once made "Open Mon–Sat." 100 ms shorter after other texts than on a fresh thread.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { test } from 'node:test';
+import { useService } from '../helpers/fixture.ts';
 import { assertStatus } from '../helpers/responses.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  // Without the synthesis cache: a repeated request must be synthesized again, not served from the first.
-  s = await startServer({ env: { CACHE_MB: '0' } });
-  ({ key } = await s.newKey('history@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+// Without the synthesis cache: a repeated request must be synthesized again, not served from the first.
+
+const s = useService({ env: { CACHE_MB: '0' }, user: 'history@example.com' });
 
 async function pcm(text: string, voice_id: string): Promise<Buffer> {
-  const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { text, voice_id, format: 'pcm' } });
   await assertStatus(res, 200);
   return Buffer.from(await res.arrayBuffer());
 }

@@ -20,7 +20,7 @@ import type { VoiceSpec } from '../../src/synth/voice-spec.ts';
 import { getBuiltinVoice } from '../../src/voices/builtin.ts';
 import { scanVoicesDir } from '../../src/voices/neural-catalog.ts';
 import { writeVoicesDir } from '../helpers/onnx-models.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { decodePcm16, render } from './helpers.ts';
 
 const RATE = 24000;
@@ -33,21 +33,18 @@ const LOST_LEVEL = 10 ** (-54 / 20);
 const KEPT_FRACTION = 0.8;
 const LOUD_LEVEL = 10 ** (-40 / 20);
 
-let s: TestServer;
-let key: string;
 const voicesDir = mkdtempSync(join(tmpdir(), 'voxsmith-keep-speech-'));
+// Written before the server starts, which reads it (the before() hooks at the top of a file run side by side).
+writeVoicesDir(voicesDir);
 const specs = new Map<string, VoiceSpec>();
 
 before(async () => {
-  writeVoicesDir(voicesDir);
   const catalog = await scanVoicesDir(voicesDir);
   installNeuralModels(catalog.models);
   for (const v of catalog.voices) if (v.spec) specs.set(v.id, v.spec);
-  s = await startServer({ env: { VOICES_DIR: voicesDir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' } });
-  ({ key } = await s.newKey('keep-speech@example.com'));
 });
+const s = useService({ env: { VOICES_DIR: voicesDir, WORKERS: '1', LOUDNESS_TARGET_LUFS: 'off' }, user: 'keep-speech@example.com' });
 after(async () => {
-  await s.close();
   rmSync(voicesDir, { recursive: true, force: true });
 });
 
@@ -58,7 +55,7 @@ function specOf(voiceId: string): VoiceSpec {
 }
 
 async function speak(text: string, voiceId: string): Promise<Float32Array> {
-  const res = await s.request('/v1/speak', { json: { text, voice_id: voiceId, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { text, voice_id: voiceId, format: 'pcm' } });
   assert.equal(res.status, 200, await res.clone().text());
   return decodePcm16(new Uint8Array(await res.arrayBuffer()));
 }

@@ -2,29 +2,21 @@
 // (flite) and on an espeak voice (the audio of the one has the length of the other's), and /v1/phonemize
 // reports the words an engine will say, spoken symbols included.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { PhonemizeResponse } from '../../src/schemas/phonemize.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { assertStatus } from '../helpers/responses.ts';
 
-let s: TestServer;
-let key: string;
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('normalization@example.com'));
-});
-after(async () => {
-  await s.close();
-});
+const s = useService({ user: 'normalization@example.com' });
 
 async function pcm(text: string, voice_id: string): Promise<number> {
-  const res = await s.request('/v1/speak', { json: { text, voice_id, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { text, voice_id, format: 'pcm' } });
   await assertStatus(res, 200);
   return (await res.arrayBuffer()).byteLength;
 }
 
 async function phonemize(text: string, voice_id: string): Promise<PhonemizeResponse> {
-  const res = await s.request('/v1/phonemize', { json: { text, voice_id }, bearer: key });
+  const res = await s.call('/v1/phonemize', { json: { text, voice_id } });
   await assertStatus(res, 200);
   return (await res.json()) as PhonemizeResponse;
 }

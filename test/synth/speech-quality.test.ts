@@ -4,28 +4,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { SKIP_NO_FFMPEG, TempDir } from '../audio/ffmpeg.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { decodeWav, speechSeconds } from './helpers.ts';
 import { assertStatus } from '../helpers/responses.ts';
 
-let s: TestServer;
-let key: string;
+const s = useService({ user: 'quality@example.com' });
 const tmp = new TempDir();
-before(async () => {
-  s = await startServer();
-  ({ key } = await s.newKey('quality@example.com'));
-});
 after(async () => {
-  await s.close();
   tmp.remove();
 });
 
 const RATE = 24000;
 
 async function pcmBytes(body: Record<string, unknown>): Promise<Uint8Array> {
-  const res = await s.request('/v1/speak', { json: { ...body, format: 'pcm' }, bearer: key });
+  const res = await s.call('/v1/speak', { json: { ...body, format: 'pcm' } });
   await assertStatus(res, 200);
   return new Uint8Array(await res.arrayBuffer());
 }

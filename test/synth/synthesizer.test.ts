@@ -120,7 +120,6 @@ describe('synthesizer', () => {
       all(s, { text: 'Hi.', voice: { engine: 'espeak', base: 'en-us', variant: 'nope' }, speed: 1, format: 'wav' }),
       /unknown voice/,
     );
-    await assert.rejects(all(s, { text: 'Hi.', voice: { engine: 'flite', base: 'slt' }, speed: 9, format: 'wav' }), RangeError);
     // The worker survives errors.
     assert.ok((await all(s, { text: 'Fine.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' })).length > 44);
   });

@@ -5,20 +5,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { pcm16Samples, rms } from '../audio/signals.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
 
-let s: TestServer;
 let port: number;
-
-before(async () => {
-  s = await startServer({ env: { WYOMING_PORT: '0' } });
+const s = useService({ env: { WYOMING_PORT: '0' } }, async () => {
   const address = s.app.services.wyoming?.address();
   assert.ok(address, 'Wyoming listens with no key configured');
   port = address.port;
-});
-after(async () => {
-  await s?.close();
 });
 
 interface Status {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { DEFAULT_WYOMING_LIMITS } from '../../src/wyoming/server.ts';
 import { encodeEvent } from '../../src/wyoming/frames.ts';
 import { freePort, startProcess, type ServiceProcess } from '../helpers/process.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer } from '../helpers/server.ts';
+import { useService } from '../helpers/fixture.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
 
 /** Resident memory of a process, in MiB (Linux). */
@@ -33,17 +34,13 @@ test('the defaults: an idle timeout well under 300 s, a per-address limit, a buf
 });
 
 describe('Wyoming connection limits (in-process server, shortened timeouts)', () => {
-  let s: TestServer;
+  const s = useService({ env: { WYOMING_PORT: '0' }, wyomingLimits: { idleMs: 6000, writeStallMs: 1000 } });
   let port: number;
   before(async () => {
-    s = await startServer({ env: { WYOMING_PORT: '0' }, wyomingLimits: { idleMs: 6000, writeStallMs: 1000 } });
     port = s.app.services.wyoming?.address()?.port ?? 0;
     const { id, cookie } = await s.newKey('limits@example.com', 'home-assistant');
     const put = await s.request('/api/wyoming', { method: 'PUT', cookie, sameOrigin: true, json: { key_id: id } });
     assert.equal(put.status, 200);
-  });
-  after(async () => {
-    await s?.close();
   });
 
   test('64 idle connections from one address: only its share is kept, the rest refused; another address is served', async () => {

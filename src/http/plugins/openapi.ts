@@ -76,35 +76,54 @@ const RATE_HEADERS = {
   'RateLimit-Policy': { type: 'string', description: 'Quota and window (IETF httpapi draft)' },
 };
 
-const TAGS = [
-  { name: 'Auth', description: 'Passwordless sign-in for the dashboard (magic link, cookie session)' },
-  { name: 'API keys', description: 'Keys for programmatic access; the full key is shown once' },
-  { name: 'Voices', description: 'The voice library: built-in voices plus your own' },
-  { name: 'Speech', description: 'Text to speech over HTTP' },
-  { name: 'Jobs', description: 'Long-form speech: books and long documents as chaptered audiobooks, rendered on every node' },
-  { name: 'Streaming', description: 'Text to speech over WebSocket, float32 PCM at 24 kHz' },
-  { name: 'Forge', description: 'New voices: cloning from a sample, breeding two voices' },
-  { name: 'OpenAI compatible', description: 'Drop-in replacement for OpenAI’s speech endpoint' },
-  { name: 'ElevenLabs compatible', description: 'ElevenLabs’ text-to-speech and voice routes, for clients built on their API' },
-  { name: 'Account', description: 'Usage of the signed-in account' },
-  { name: 'Lexicons', description: 'Pronunciation lexicons: aliases and phonemes for words, per request or as your default' },
-  { name: 'Operations', description: 'Health, readiness, metrics, this document' },
-  { name: 'Pages', description: 'HTML pages for people' },
+interface Section {
+  name: string;
+  description: string;
+  /** Path prefixes of its routes; `=` before a path: that path alone. */
+  paths: readonly string[];
+}
+
+/**
+ * The document's sections, in reading order. A route belongs to the section with the longest of its paths that
+ * fits the route's (so /api/auth/api-keys is not Auth), and to Operations when none fits. Routes that name
+ * their tags (the ElevenLabs ones) keep them.
+ */
+const SECTIONS: readonly Section[] = [
+  { name: 'Auth', description: 'Passwordless sign-in for the dashboard (magic link, cookie session)', paths: ['/api/auth', '=/verify'] },
+  { name: 'API keys', description: 'Keys for programmatic access; the full key is shown once', paths: ['/api/auth/api-keys'] },
+  { name: 'Voices', description: 'The voice library: built-in voices plus your own', paths: ['/api/voices'] },
+  { name: 'Speech', description: 'Text to speech over HTTP', paths: ['/v1/'] },
+  {
+    name: 'Jobs',
+    description: 'Long-form speech: books and long documents as chaptered audiobooks, rendered on every node',
+    paths: ['/v1/jobs'],
+  },
+  { name: 'Streaming', description: 'Text to speech over WebSocket, float32 PCM at 24 kHz', paths: ['/v1/ws'] },
+  { name: 'Forge', description: 'New voices: cloning from a sample, breeding two voices', paths: ['/v1/forge'] },
+  { name: 'OpenAI compatible', description: 'Drop-in replacement for OpenAI’s speech endpoint', paths: ['/v1/audio'] },
+  { name: 'ElevenLabs compatible', description: 'ElevenLabs’ text-to-speech and voice routes, for clients built on their API', paths: [] },
+  { name: 'Account', description: 'Usage of the signed-in account', paths: ['/api/'] },
+  {
+    name: 'Lexicons',
+    description: 'Pronunciation lexicons: aliases and phonemes for words, per request or as your default',
+    paths: ['/api/lexicons', '=/v1/phonemize'],
+  },
+  { name: 'Operations', description: 'Health, readiness, metrics, this document', paths: [] },
+  { name: 'Pages', description: 'HTML pages for people', paths: ['=/'] },
 ];
 
+const TAGS = SECTIONS.map(({ name, description }) => ({ name, description }));
+
 function tagFor(url: string): string {
-  if (url.startsWith('/api/auth/api-keys')) return 'API keys';
-  if (url.startsWith('/api/auth') || url === '/verify') return 'Auth';
-  if (url.startsWith('/api/voices')) return 'Voices';
-  if (url.startsWith('/api/lexicons') || url === '/v1/phonemize') return 'Lexicons';
-  if (url.startsWith('/v1/forge')) return 'Forge';
-  if (url.startsWith('/v1/ws')) return 'Streaming';
-  if (url.startsWith('/v1/jobs')) return 'Jobs';
-  if (url.startsWith('/v1/audio')) return 'OpenAI compatible';
-  if (url.startsWith('/v1/')) return 'Speech';
-  if (url.startsWith('/api/')) return 'Account';
-  if (url === '/') return 'Pages';
-  return 'Operations';
+  let best = { name: 'Operations', length: -1 };
+  for (const { name, paths } of SECTIONS) {
+    for (const path of paths) {
+      const whole = path.startsWith('=');
+      const fits = whole ? url === path.slice(1) : url.startsWith(path);
+      if (fits && path.length > best.length) best = { name, length: path.length };
+    }
+  }
+  return best.name;
 }
 
 function routeHooks(route: RouteOptions): unknown[] {

@@ -22,6 +22,18 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
   const { magicLinks, users, sessions, signIn, operators } = app.services;
   const withRole = async <U extends { id: string; email: string }>(user: U) => ({ ...user, operator: await operators.isOperator(user) });
 
+  /**
+   * Starting a sign-in (asking for a link, using one): limited per address as logins are, and from our own pages
+   * only when a browser sends an Origin (a page on another site must not make our users request links, nor sign
+   * them in to an account of its choosing). Clients outside a browser send none.
+   */
+  const signInStep = {
+    config: { rateLimit: 'login' as const },
+    preHandler: async (request: FastifyRequest) => {
+      if (request.headers.origin !== undefined) checkOrigin(app, request);
+    },
+  };
+
   const sessionCookie = (reply: FastifyReply, value: string, maxAge: number) =>
     reply.setCookie(sessionCookieName(app.config.secureCookies), value, {
       httpOnly: true,
@@ -34,7 +46,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
   r.post(
     '/api/auth/login',
     {
-      config: { rateLimit: 'login' },
+      ...signInStep,
       schema: {
         summary: 'Send a magic sign-in link',
         description: 'Mails a one-time sign-in link. The answer is the same for every address, known or not.',
@@ -43,8 +55,6 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      // A page on another site must not be able to make our users request links.
-      if (request.headers.origin !== undefined) checkOrigin(app, request);
       const email = normalizeEmail(request.body.email);
       if (!email) throw new AppError('validation', 'email must be a valid e-mail address');
       await enforce(app, reply, `login:addr:${sha256Hex(email)}`, app.config.loginAddressLimitPerHour, HOUR, 'login-address');
@@ -64,7 +74,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
   r.post(
     '/api/auth/verify',
     {
-      config: { rateLimit: 'login' },
+      ...signInStep,
       schema: {
         summary: 'Verify a magic link',
         description: 'Consumes the token from the e-mailed link and starts a session (httpOnly cookie `vox_session`).',
@@ -73,8 +83,6 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      // Login CSRF: only our own pages (or non-browser clients, which send no Origin) may sign someone in.
-      if (request.headers.origin !== undefined) checkOrigin(app, request);
       const email = await magicLinks.consume(request.body.token);
       if (!email) throw new AppError((await magicLinks.refusal(request.body.token)) === 'expired' ? 'link_expired' : 'invalid_token');
       const user = await users.findOrCreate(email);

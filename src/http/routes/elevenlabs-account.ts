@@ -9,6 +9,15 @@ const TAG = 'ElevenLabs compatible';
 /** No monthly character limit here; their shape needs a number, so the largest exact one. */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 
+/** Both account routes: read with the `usage` scope, limited as the API is, in this API's section of the docs. */
+function accountRoute<Response>(summary: string, description: string, response: Response) {
+  return {
+    preHandler: requireScope('usage'),
+    config: { rateLimit: 'api' as const },
+    schema: { summary, description, tags: [TAG], response: { 200: response } },
+  };
+}
+
 /** This calendar month in UTC: its first day, today, and the start of the next, as their reset time. */
 function thisMonth(now = new Date()): { since: string; until: string; nextResetUnix: number } {
   const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -69,16 +78,11 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
 
   r.get(
     '/v1/user',
-    {
-      preHandler: requireScope('usage'),
-      config: { rateLimit: 'api' },
-      schema: {
-        summary: 'The account (ElevenLabs shape)',
-        description: 'Your account and its usage this month, as their `user.get()` reads it. There is no monthly character limit.',
-        tags: [TAG],
-        response: { 200: ElevenLabsUser },
-      },
-    },
+    accountRoute(
+      'The account (ElevenLabs shape)',
+      'Your account and its usage this month, as their `user.get()` reads it. There is no monthly character limit.',
+      ElevenLabsUser,
+    ),
     async (request) => {
       const principal = request.principal as Principal;
       const [sub, createdAt, preview] = await Promise.all([
@@ -105,16 +109,11 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
 
   r.get(
     '/v1/user/subscription',
-    {
-      preHandler: requireScope('usage'),
-      config: { rateLimit: 'api' },
-      schema: {
-        summary: 'The subscription (ElevenLabs shape)',
-        description: 'Characters used this calendar month (UTC) and your voice slots, as their `user.subscription.get()` reads them.',
-        tags: [TAG],
-        response: { 200: ElevenLabsSubscription },
-      },
-    },
+    accountRoute(
+      'The subscription (ElevenLabs shape)',
+      'Characters used this calendar month (UTC) and your voice slots, as their `user.subscription.get()` reads them.',
+      ElevenLabsSubscription,
+    ),
     async (request) => subscription((request.principal as Principal).userId),
   );
 }

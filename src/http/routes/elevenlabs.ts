@@ -34,6 +34,14 @@ const schemaParts = {
   security: SECURITY,
 };
 
+/** A speech route's options: the speech routes' authorization and this API's request, with its own summary and answer. */
+function speechRoute<Response>(summary: string, response: Response, description?: string) {
+  return {
+    ...speechRouteOptions,
+    schema: { ...schemaParts, summary, ...(description ? { description } : {}), response: { 200: response } },
+  };
+}
+
 const ndjsonResponse = {
   description: 'Newline-delimited JSON: one {"audio_base64", "alignment", "normalized_alignment"} object per line',
   content: { 'application/x-ndjson': { schema: AudioChunkWithTimestamps } },
@@ -75,41 +83,23 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
 
   r.post(
     '/v1/text-to-speech/:voice_id',
-    {
-      ...speechRouteOptions,
-      schema: {
-        ...schemaParts,
-        summary: 'Text to speech (ElevenLabs compatible)',
-        response: { 200: audioResponse('The speech, in output_format') },
-      },
-    },
+    speechRoute('Text to speech (ElevenLabs compatible)', audioResponse('The speech, in output_format')),
     (request, reply) => audio(request, reply, true),
   );
 
   r.post(
     '/v1/text-to-speech/:voice_id/stream',
-    {
-      ...speechRouteOptions,
-      schema: {
-        ...schemaParts,
-        summary: 'Text to speech, streamed (ElevenLabs compatible)',
-        response: { 200: audioResponse('The speech, streamed as it is synthesized') },
-      },
-    },
+    speechRoute('Text to speech, streamed (ElevenLabs compatible)', audioResponse('The speech, streamed as it is synthesized')),
     (request, reply) => audio(request, reply, false),
   );
 
   r.post(
     '/v1/text-to-speech/:voice_id/with-timestamps',
-    {
-      ...speechRouteOptions,
-      schema: {
-        ...schemaParts,
-        summary: 'Text to speech with character timings (ElevenLabs compatible)',
-        description: 'The audio file as base64 with each character’s start and end time, derived from the engine’s word timings.',
-        response: { 200: AudioWithTimestamps },
-      },
-    },
+    speechRoute(
+      'Text to speech with character timings (ElevenLabs compatible)',
+      AudioWithTimestamps,
+      'The audio file as base64 with each character’s start and end time, derived from the engine’s word timings.',
+    ),
     async (request, reply) => {
       const signal = hangUpSignal(reply);
       const speech = await speak(request, signal, true);
@@ -123,17 +113,12 @@ export async function elevenLabsRoutes(app: FastifyInstance): Promise<void> {
 
   r.post(
     '/v1/text-to-speech/:voice_id/stream/with-timestamps',
-    {
-      ...speechRouteOptions,
-      schema: {
-        ...schemaParts,
-        summary: 'Text to speech, streamed with character timings (ElevenLabs compatible)',
-        description:
-          'Newline-delimited JSON: each line holds the next bytes of the audio file (base64) and the characters reached in them, ' +
-          'times in seconds from the start of the audio.',
-        response: { 200: ndjsonResponse },
-      },
-    },
+    speechRoute(
+      'Text to speech, streamed with character timings (ElevenLabs compatible)',
+      ndjsonResponse,
+      'Newline-delimited JSON: each line holds the next bytes of the audio file (base64) and the characters reached in them, ' +
+        'times in seconds from the start of the audio.',
+    ),
     async (request, reply) => {
       const signal = hangUpSignal(reply);
       const speech = await speak(request, signal, false);

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { BreedBody, CloneUpload, ForgedVoice, MAX_UPLOAD_BYTES } from '../../schemas/forge.ts';
 import { toOwnedPublicVoice } from '../../forge/forge.ts';
+import { readMultipartBody } from '../multipart-body.ts';
 import { requireScope } from '../plugins/auth.ts';
 import { hangUpSignal, speechCaller } from '../speech-reply.ts';
 
@@ -23,11 +24,7 @@ function userOf(request: { principal: { userId: string } | null }): string {
   return request.principal.userId;
 }
 
-/**
- * Reads the multipart parts into `request.body` before validation, so the route's schema (CloneUpload) checks
- * the upload as it checks any JSON body: the file `audio` as bytes, the text fields as strings. A text part
- * named audio is no file and is left out, so the schema reports audio as missing.
- */
+/** The clone upload (CloneUpload) into `request.body`: the file `audio`, the text fields as strings. */
 async function readUpload(request: FastifyRequest): Promise<void> {
   if (!request.isMultipart()) {
     throw new AppError(
@@ -35,34 +32,7 @@ async function readUpload(request: FastifyRequest): Promise<void> {
       'Send multipart/form-data with the fields audio (a file), name, language and (optional) transcript',
     );
   }
-  const body: Record<string, string | Uint8Array> = {};
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
-        const bytes = await part.toBuffer();
-        if (part.fieldname === 'audio') body.audio = bytes;
-      } else {
-        if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
-        if (typeof part.value === 'string' && part.fieldname !== 'audio') body[part.fieldname] = part.value;
-      }
-    }
-  } catch (error) {
-    throw multipartError(error);
-  }
-  request.body = body;
-}
-
-/**
- * The multipart parser (busboy) reports a missing or over-long boundary and a body cut short as plain
- * Errors; they are the client's fault, so a 400 saying what was wrong. Our own errors and the parser's
- * coded limits (413s, mapped by the error handler) pass through.
- */
-export function multipartError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_')) return error;
-  const detail = error instanceof Error && error.message ? `: ${error.message.replace(/^Multipart: /, '')}` : '';
-  return new AppError('invalid_multipart', `The multipart body is malformed${detail}`);
+  await readMultipartBody(request, 'audio');
 }
 
 /**

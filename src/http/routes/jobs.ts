@@ -19,7 +19,7 @@ import {
 import type { JobAudio } from '../../jobs/job-service.ts';
 import { isSsml } from '../../speech/markup.ts';
 import { requireScope } from '../plugins/auth.ts';
-import { multipartError } from './forge.ts';
+import { readMultipartBody } from '../multipart-body.ts';
 import { hangUpSignal, speechCaller, speechRouteOptions } from '../speech-reply.ts';
 
 /**
@@ -38,25 +38,8 @@ const uploadNames = new WeakMap<FastifyRequest, string>();
 /** Reads a multipart upload into `request.body` (the file as bytes, the fields as strings) before validation. */
 async function readUpload(request: FastifyRequest): Promise<void> {
   if (!request.isMultipart()) return;
-  const body: Record<string, string | Uint8Array> = {};
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        // Reading to the end enforces the size limit (toBuffer throws the 413); a stray file is drained.
-        const bytes = await part.toBuffer();
-        if (part.fieldname === 'file') {
-          body.file = bytes;
-          uploadNames.set(request, part.filename ?? '');
-        }
-      } else {
-        if (part.valueTruncated) throw new AppError('validation', `${part.fieldname} is too long`);
-        if (typeof part.value === 'string' && part.fieldname !== 'file') body[part.fieldname] = part.value;
-      }
-    }
-  } catch (error) {
-    throw multipartError(error);
-  }
-  request.body = body;
+  const fileName = await readMultipartBody(request, 'file');
+  if (fileName !== undefined) uploadNames.set(request, fileName);
 }
 
 /** The kind of an uploaded document: `text_type` when given, else its file extension. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import { isValidLanguageQuery } from '../../voices/filter.ts';
 import { CatalogError, filterCatalog } from '../../voices/install/catalog.ts';
 import { NotInstalledError } from '../../voices/install/installer.ts';
@@ -17,6 +17,16 @@ import {
   type InstallJob,
 } from '../../schemas/voice-installs.ts';
 import { checkOrigin, checkScope } from '../plugins/auth.ts';
+
+/** `work`, with the catalogue's refusal as the API error `code`. */
+async function catalogErrorAs<T>(code: ErrorCode, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CatalogError) throw new AppError(code, err.message);
+    throw err;
+  }
+}
 
 function shape(job: Job): InstallJob {
   return {
@@ -52,14 +62,7 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
     if (!user || !(await operators.isOperator(user))) throw new AppError('operator_only');
   }
 
-  const catalogOrFail = async () => {
-    try {
-      return await voiceInstalls.catalog();
-    } catch (err) {
-      if (err instanceof CatalogError) throw new AppError('catalog_unavailable', err.message);
-      throw err;
-    }
-  };
+  const catalogOrFail = () => catalogErrorAs('catalog_unavailable', () => voiceInstalls.catalog());
 
   r.get(
     '/api/admin/voices/catalog',
@@ -157,13 +160,9 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       await catalogOrFail();
-      try {
-        const { job } = await voiceInstalls.start(request.body.name);
-        return reply.code(202).send({ install: shape(job) });
-      } catch (err) {
-        if (err instanceof CatalogError) throw new AppError('not_found', err.message);
-        throw err;
-      }
+      // A name the catalogue does not hold.
+      const { job } = await catalogErrorAs('not_found', () => voiceInstalls.start(request.body.name));
+      return reply.code(202).send({ install: shape(job) });
     },
   );
 
