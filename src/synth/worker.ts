@@ -99,6 +99,8 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   const controller = new AbortController();
   let acked = 0;
   let sent = 0;
+  /** When the first audio went out: the listener's playback runs from there (the turn order reads it). */
+  let firstAudioAt: number | undefined;
   let wake: (() => void) | undefined;
 
   const onControl = (msg: ControlMessage): void => {
@@ -141,6 +143,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const owned = transferable(bytes);
     post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
     sent += seconds;
+    if (seconds > 0) firstAudioAt ??= performance.now();
   };
 
   port.on('message', onControl);
@@ -150,7 +153,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
-      turn: () => turns.take({ started: sent > 0, ahead: sent - acked }),
+      turn: () => turns.take({ firstAudioAt, sentSeconds: sent }),
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
