@@ -13,6 +13,8 @@ export interface TurnNeed {
   firstAudioAt: number | undefined;
   /** Seconds of audio sent so far. */
   sentSeconds: number;
+  /** A long reading (long-reading.ts): its arrival does not count as a short request's (Turn.sinceShortArrival). */
+  longReading?: boolean;
 }
 
 /** What a request is told when its turn comes. */
@@ -25,6 +27,12 @@ export interface Turn {
    * render makes that listener wait.
    */
   othersSlack: number;
+  /**
+   * Seconds since a request other than a long reading last asked for its first turn on this thread (Infinity:
+   * none yet). Where short requests have been arriving, more are likely: one that arrives while a piece
+   * renders waits for all of it.
+   */
+  sinceShortArrival: number;
 }
 
 interface Waiting {
@@ -37,11 +45,13 @@ export class PieceTurns {
   private waiting: Waiting[] = [];
   private seq = 0;
   private scheduled = false;
+  private lastShortArrival = -Infinity;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
   /** Resolves when it is this request's turn to render a piece. */
   take(need: TurnNeed): Promise<Turn> {
+    if (need.firstAudioAt === undefined && need.longReading !== true) this.lastShortArrival = this.now();
     return new Promise((go) => {
       this.waiting.push({ need: { ...need }, seq: this.seq++, go });
       this.schedule();
@@ -67,6 +77,7 @@ export class PieceTurns {
       next.go({
         newcomersWaiting: this.waiting.filter((w) => w.need.firstAudioAt === undefined).length,
         othersSlack: Math.min(Infinity, ...this.waiting.map((w) => slack(w.need, now))),
+        sinceShortArrival: (now - this.lastShortArrival) / 1000,
       });
     });
   }

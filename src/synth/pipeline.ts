@@ -119,7 +119,7 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
       const { engine } = voice;
       const turn = await hooks.turn?.();
       if (aborted()) break;
-      if (longReading && turn && turn.othersSlack < CLAUSE_SLACK_SECONDS) {
+      if (longReading && turn && (turn.othersSlack < CLAUSE_SLACK_SECONDS || turn.sinceShortArrival < SHORT_ARRIVALS_SECONDS)) {
         const [head, ...rest] = cutAtClauses(piece);
         piece = { ...piece, ...head };
         steps.splice(i + 1, 0, ...rest.map((s): Step => ({ type: 'speech', piece: { ...step.piece, ...s } })));
@@ -155,9 +155,12 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
  * A long reading's sentence is cut into clause pieces (text/clause-pieces.ts) when a request waiting on the
  * thread has less audio left to play than this (a newcomer has none): a whole 25-word sentence is ~70 ms of
  * flite on an idle core and two or three times that on a busy one, and that listener would wait for all of it.
- * Otherwise the sentence renders whole: the cuts cost ~10 % more engine time and the whole sentence's prosody.
+ * Also while short requests have been arriving on the thread (within SHORT_ARRIVALS_SECONDS): the next one is
+ * likely to arrive while a piece renders and to wait for all of it. Otherwise the sentence renders whole: the
+ * cuts cost ~10 % more engine time and the whole sentence's prosody.
  */
 const CLAUSE_SLACK_SECONDS = 1;
+const SHORT_ARRIVALS_SECONDS = 10;
 
 const voiceKey = (voice: VoiceSpec): string => JSON.stringify(voice);
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

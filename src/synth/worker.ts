@@ -4,6 +4,7 @@ import { BroadcastChannel, parentPort, receiveMessageOnPort, threadId, workerDat
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteLibrary } from './engines/flite/library.ts';
+import { isLongReading } from './long-reading.ts';
 import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -153,7 +154,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
-      turn: () => turns.take({ firstAudioAt, sentSeconds: sent }),
+      turn: () => turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) }),
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;

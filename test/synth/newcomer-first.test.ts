@@ -78,15 +78,21 @@ async function pieces(text: string, turn: Turn): Promise<number[]> {
   return out;
 }
 
-test("a long reading's sentences render whole while nobody waits, and in clauses while a listener runs short", async () => {
-  const alone = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity });
-  const pressed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 0.5 });
-  const relaxed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 30 });
+test("a long reading's sentences render whole while nobody waits, in clauses while a listener runs short or short requests come", async () => {
+  const alone = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: Infinity });
+  const pressed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 0.5, sinceShortArrival: Infinity });
+  const relaxed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 30, sinceShortArrival: 60 });
+  const visited = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: 2 });
   // Each sentence whole but the first, which is cut for a quick start.
   const sentences = LONG_READING.split(/(?<=\.)\s+/).length;
   assert.ok(alone.length <= sentences + 2, `${alone.length} pieces alone for ${sentences} sentences`);
   assert.ok(Math.max(...alone) > 8, `the longest piece alone is ${Math.max(...alone).toFixed(2)} s of audio`);
-  assert.equal(relaxed.length, alone.length, 'a listener with plenty of audio left does not make it cut');
+  assert.equal(
+    relaxed.length,
+    alone.length,
+    'a listener with plenty of audio left (and no short request for a minute) does not make it cut',
+  );
+  assert.equal(visited.length, pressed.length, 'short requests arriving of late make it cut as well');
   assert.ok(pressed.length > 2 * alone.length, `${pressed.length} pieces with a listener running short`);
   assert.ok(Math.max(...pressed) < 5, `the longest clause piece is ${Math.max(...pressed).toFixed(2)} s of audio`);
   // The same speech either way, give or take the pauses at the cuts.

@@ -48,10 +48,24 @@ test('a turn tells how many requests without audio still wait behind it, and the
   const told: [string, Turn][] = [];
   const ask = (name: string, need: Parameters<PieceTurns['take']>[0]) => turns.take(need).then((t) => told.push([name, t]));
   await Promise.all([ask('2 s left', playing(1, 3)), ask('new 1', fresh), ask('new 2', fresh), ask('5 s left', playing(1, 6))]);
-  assert.deepEqual(told, [
-    ['new 1', { newcomersWaiting: 1, othersSlack: 0 }],
-    ['new 2', { newcomersWaiting: 0, othersSlack: 2 }],
-    ['2 s left', { newcomersWaiting: 0, othersSlack: 5 }],
-    ['5 s left', { newcomersWaiting: 0, othersSlack: Infinity }],
-  ]);
+  assert.deepEqual(
+    told.map(([name, t]) => [name, t.newcomersWaiting, t.othersSlack]),
+    [
+      ['new 1', 1, 0],
+      ['new 2', 0, 2],
+      ['2 s left', 0, 5],
+      ['5 s left', 0, Infinity],
+    ],
+  );
+});
+
+test("a turn tells how long ago a request other than a long reading arrived; a long reading's arrival does not count", async () => {
+  let now = NOW;
+  const turns = new PieceTurns(() => now);
+  assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'none arrived yet');
+  await turns.take({ ...fresh, longReading: true });
+  assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'a long reading is not a short request');
+  await turns.take(fresh);
+  now += 4_000;
+  assert.equal((await turns.take({ ...playing(1, 3), longReading: true })).sinceShortArrival, 4);
 });
