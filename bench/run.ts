@@ -4,6 +4,7 @@
 // (pocketsphinx), clone pace on new text and start-up time. Prints Markdown tables and writes bench/RESULTS.md.
 //   npm run bench                  the full run (about 6-7 minutes on 2 cores)
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
+//   npm run bench -- --only side-by-side   sections 16 and 17 alone (with --quick too); does not write RESULTS.md
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -24,6 +25,7 @@ import { clonePace } from './sections/clone-pace.ts';
 import { fairness } from './sections/fairness.ts';
 import { jobsBench } from './sections/jobs.ts';
 import { streamsAtOnce } from './sections/streams-64.ts';
+import { sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
 import { startService, type BenchService } from './service.ts';
@@ -34,6 +36,19 @@ const quick = process.argv.includes('--quick');
 const SETTINGS = quick
   ? { engineRuns: 3, runs: 3, mixed: 100, windowMs: 3_000, idleMs: 1_000, maxStreams: 8, rampBudgetMs: 20_000, streamsAtOnce: 16 }
   : { engineRuns: 9, runs: 10, mixed: 500, windowMs: 8_000, idleMs: 3_000, maxStreams: 256, rampBudgetMs: 70_000, streamsAtOnce: 64 };
+const SIDE_BY_SIDE: SideBySideOptions = {
+  voice: VOICES[0],
+  referenceVoice: 'slt',
+  levels: [4, 16],
+  rounds: quick ? 1 : 3,
+  requestsPerClient: quick ? 1 : 2,
+  streams: [32, 64],
+  idleShorts: quick ? 5 : 20,
+};
+const ONLY = ['side-by-side'] as const;
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes one of: ${ONLY.join(', ')}`);
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const load = () =>
@@ -68,6 +83,26 @@ const done = (n: number, s: Section) => {
 // Every service here runs compiled, as `npm start` runs it; built once now so no measured start pays for it.
 const built = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))], { stdio: 'inherit' });
 if (built.status !== 0) throw new Error(`building the service failed (${built.status ?? built.signal})`);
+
+/** Sections 16 and 17 on a service of their own, with the bench's lifted limits (no cache, no per-key limit). */
+async function sideBySideSections(): Promise<void> {
+  const own = await startService();
+  try {
+    const [tp, stalls] = await sideBySide({ base: own.base, key: own.key, pid: own.pid }, SIDE_BY_SIDE, log);
+    done(16, tp);
+    done(17, stalls);
+  } finally {
+    await own.stop();
+  }
+}
+
+if (only === 'side-by-side') {
+  log('16 + 17: side by side with a spawn-per-request server, and stalls of many streams');
+  await sideBySideSections();
+  agent.destroy();
+  process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
+  process.exit(0);
+}
 
 log('1/7 engines (bench/engines.ts), before the service starts');
 done(1, await engineRtf(SETTINGS.engineRuns));
@@ -155,6 +190,10 @@ try {
   await books.stop();
   agent.destroy();
 }
+
+log('16 + 17: side by side with a spawn-per-request server, and stalls of many streams');
+await sideBySideSections();
+agent.destroy();
 
 log('13 start to ready and idle memory with 2 workers');
 done(13, await startup(quick ? 1 : 3));

@@ -32,6 +32,9 @@ const PARAGRAPH_SENTENCES = [
 /** 2 000 characters, fourteen sentences (about two minutes of speech). */
 export const PARAGRAPH_2000 = PARAGRAPH_SENTENCES.join(' ');
 
+/** Three sentences, about 400 characters (~25 s of speech): a stream of the stall measurement. */
+export const PARAGRAPH_400 = PARAGRAPH_SENTENCES.slice(0, 3).join(' ');
+
 /** Two sentences (~13 s of speech): the concurrency ramp's paragraph, short so the ramp can go high. */
 export const PARAGRAPH_RAMP = PARAGRAPH_SENTENCES.slice(0, 2).join(' ');
 

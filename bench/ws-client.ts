@@ -14,6 +14,8 @@ export interface StreamResult {
   totalMs: number;
   audioSeconds: number;
   chunks: number;
+  /** Each audio message as it came: ms after sending `synthesize`, and the seconds of audio it carried. */
+  arrivals: { ms: number; seconds: number }[];
   error?: string;
 }
 
@@ -23,6 +25,7 @@ interface Pending {
   first: number;
   bytes: number;
   chunks: number;
+  arrivals: { ms: number; seconds: number }[];
   cancelAfterFirst: boolean;
   resolve: (r: StreamResult) => void;
 }
@@ -59,8 +62,8 @@ export class StreamClient {
     const id = String(this.nextId++);
     return new Promise((resolve) => {
       if (this.closedWith)
-        return resolve({ firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, error: this.closedWith });
-      this.pending.set(id, { id, sent: performance.now(), first: 0, bytes: 0, chunks: 0, cancelAfterFirst, resolve });
+        return resolve({ firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, arrivals: [], error: this.closedWith });
+      this.pending.set(id, { id, sent: performance.now(), first: 0, bytes: 0, chunks: 0, arrivals: [], cancelAfterFirst, resolve });
       this.ws.send(JSON.stringify({ type: 'synthesize', id, text, voice_id: voiceId }));
     });
   }
@@ -79,9 +82,12 @@ export class StreamClient {
       const idMatch = /"id":"([^"]*)"/.exec(text.slice(end, end + 200));
       const p = idMatch ? this.pending.get(idMatch[1]) : undefined;
       if (!p) return;
-      p.first ||= performance.now();
+      const now = performance.now();
+      p.first ||= now;
       p.chunks += 1;
-      p.bytes += base64Bytes(end - AUDIO_PREFIX.length, text.slice(Math.max(AUDIO_PREFIX.length, end - 2), end));
+      const bytes = base64Bytes(end - AUDIO_PREFIX.length, text.slice(Math.max(AUDIO_PREFIX.length, end - 2), end));
+      p.bytes += bytes;
+      p.arrivals.push({ ms: now - p.sent, seconds: bytes / BYTES_PER_SAMPLE / RATE });
       if (p.cancelAfterFirst && p.chunks === 1) this.ws.send(JSON.stringify({ type: 'cancel', id: p.id }));
       return;
     }
@@ -100,6 +106,7 @@ export class StreamClient {
       totalMs: now - p.sent,
       audioSeconds: p.bytes / BYTES_PER_SAMPLE / RATE,
       chunks: p.chunks,
+      arrivals: p.arrivals,
       ...(error ? { error } : {}),
     });
   }

@@ -22,7 +22,14 @@ export interface CapacityOptions {
   budgetMs: number;
 }
 
-const FAILED_OPEN: StreamResult = { firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, error: 'connection failed' };
+const FAILED_OPEN: StreamResult = {
+  firstChunkMs: Number.NaN,
+  totalMs: Number.NaN,
+  audioSeconds: 0,
+  chunks: 0,
+  arrivals: [],
+  error: 'connection failed',
+};
 
 async function step(base: string, key: string, n: number, voice: string): Promise<StreamResult[]> {
   const opened = await Promise.all(Array.from({ length: n }, () => StreamClient.open(base, key).catch(() => null)));

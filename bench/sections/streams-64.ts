@@ -26,6 +26,7 @@ export async function streamsAtOnce(base: string, key: string, voice: string, st
               totalMs: Number.NaN,
               audioSeconds: 0,
               chunks: 0,
+              arrivals: [],
               error: 'connection failed',
             }),
       ),

@@ -41,12 +41,12 @@ type Step = { type: 'speech'; piece: Piece } | { type: 'silence'; seconds: numbe
 
 /**
  * The steps of a request, in speaking order: each sentence a piece, whole (its first audio leaves while the
- * engine renders it, see speak-piece.ts), but a long reading's long sentences become clause pieces.
+ * engine renders it, see speak-piece.ts). A long reading's long sentences are cut into clauses later, piece by
+ * piece, when others on the thread need a turn soon (see CLAUSE_SLACK_SECONDS).
  */
 function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
   const speeches = plan.filter((item): item is SpeechItem => item.type === 'speech');
-  const longReading = isLongReading(speeches.reduce((n, item) => n + item.mapped.text.length, 0));
   const steps: Step[] = [];
   for (const item of plan) {
     if (item.type !== 'speech') {
@@ -56,17 +56,15 @@ function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
     // What follows a piece is what the next one starts with (its margins are trimmed for that join).
     const next = speeches[speeches.indexOf(item) + 1];
     const sentence: MappedSentence = { text: item.mapped.text, mapped: item.mapped, break: next?.pause ?? 'sentence' };
-    for (const s of longReading ? cutAtClauses(sentence) : [sentence]) {
-      const piece = {
-        text: s.text,
-        mapped: s.mapped,
-        break: s.break,
-        voice: item.voice,
-        speed: clampSpeed(speed * item.rate),
-        volume: item.volume,
-      };
-      steps.push({ type: 'speech', piece });
-    }
+    const piece = {
+      text: sentence.text,
+      mapped: sentence.mapped,
+      break: sentence.break,
+      voice: item.voice,
+      speed: clampSpeed(speed * item.rate),
+      volume: item.volume,
+    };
+    steps.push({ type: 'speech', piece });
   }
   return steps;
 }
@@ -83,6 +81,7 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     engines.set(voiceKey(item.voice), { engine, gain: await voiceGain(engine, item.voice), noise: await voiceNoise(engine, item.voice) });
   }
   const steps = planSteps(req, plan);
+  const longReading = isLongReading(plan.reduce((n, item) => n + (item.type === 'speech' ? item.mapped.text.length : 0), 0));
   const encoder = await createEncoder(req.format, {
     buffered: req.buffered === true,
     sampleRate: req.sampleRate,
@@ -112,11 +111,16 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
         out.addMarks([{ name: step.name, time: round3(out.inputSeconds + silence) }]);
         continue;
       }
-      const { piece } = step;
+      let { piece } = step;
       const voice = engines.get(voiceKey(piece.voice))!;
       const { engine } = voice;
-      await hooks.turn?.();
+      const turn = await hooks.turn?.();
       if (aborted()) break;
+      if (longReading && turn && (turn.othersSlack < CLAUSE_SLACK_SECONDS || turn.sinceShortArrival < SHORT_ARRIVALS_SECONDS)) {
+        const [head, ...rest] = cutAtClauses(piece);
+        piece = { ...piece, ...head };
+        steps.splice(i + 1, 0, ...rest.map((s): Step => ({ type: 'speech', piece: { ...step.piece, ...s } })));
+      }
       if (silence > 0) {
         const rate = lastRate || engine.info.sampleRate;
         await writeSilence(out, Math.round(silence * rate), rate, hooks.signal);
@@ -143,6 +147,17 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
     out.dispose();
   }
 }
+
+/**
+ * A long reading's sentence is cut into clause pieces (text/clause-pieces.ts) when a request waiting on the
+ * thread has less audio left to play than this (a newcomer has none): a whole 25-word sentence is ~70 ms of
+ * flite on an idle core and two or three times that on a busy one, and that listener would wait for all of it.
+ * Also while short requests have been arriving on the thread (within SHORT_ARRIVALS_SECONDS): the next one is
+ * likely to arrive while a piece renders and to wait for all of it. Otherwise the sentence renders whole: the
+ * cuts cost ~10 % more engine time and the whole sentence's prosody.
+ */
+const CLAUSE_SLACK_SECONDS = 1;
+const SHORT_ARRIVALS_SECONDS = 10;
 
 const voiceKey = (voice: VoiceSpec): string => JSON.stringify(voice);
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -27,6 +27,8 @@ export interface PoolStats {
   queued: number;
   running: number;
   workers: number;
+  /** Long readings running on each thread, busiest first (threads without any left out). */
+  longReadings: number[];
 }
 
 export class SynthPool {
@@ -121,7 +123,7 @@ export class SynthPool {
     return new Promise<void>((resolve, reject) => this.waiters.push({ all, resolve, reject })).finally(() => clearInterval(keepAlive));
   }
 
-  /** Runs a task on a thread; a long reading (see long-reading.ts) keeps off the thread left for the rest. */
+  /** Runs a task on a thread; long readings (see long-reading.ts) spread over the threads (thread-balancer.ts). */
   run<T extends WorkerTask>(task: T, transferList: TransferListItem[] = [], long = false): Promise<ResultOf<T>> {
     if (this.closed) return Promise.reject(new Error('synthesizer is closed'));
     this.inFlight++;
@@ -139,7 +141,12 @@ export class SynthPool {
 
   stats(): PoolStats {
     const queued = this.piscina.queueSize;
-    return { queued, running: Math.max(0, this.inFlight - queued), workers: this.piscina.threads.length };
+    return {
+      queued,
+      running: Math.max(0, this.inFlight - queued),
+      workers: this.piscina.threads.length,
+      longReadings: [...this.balancer.longReadings().values()].sort((a, b) => b - a),
+    };
   }
 
   async close(): Promise<void> {

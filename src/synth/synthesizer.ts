@@ -43,8 +43,8 @@ export interface Synthesizer {
 
 export interface SpeakOptions {
   /**
-   * Background work (a piece of a long-form job): placed as a long reading, so it keeps off the thread left
-   * for requests someone is waiting for.
+   * Background work (a piece of a long-form job): placed as a long reading, so requests someone is waiting
+   * for go to the threads where fewer of them run.
    */
   background?: boolean;
 }

@@ -1,9 +1,11 @@
-// Which worker thread a task goes to. A thread renders one piece at a time, and piscina's own choice (the
-// least busy thread) spread long readings over every thread: a request arriving while long readings ran
-// always waited behind a piece of one (measured: key B's first audio ~4x its idle value with key A's three
-// long readings going, even with clause-sized pieces). So, with two threads or more, long readings keep off
-// one thread, which is left to everything else; they share the others. A long reading still renders many
-// times faster than it plays (flite ~50x on one core), so the core it cannot use costs it little.
+// Which worker thread a task goes to. A thread renders one piece at a time and interleaves its requests
+// between pieces (piece-turns.ts: a request with no audio yet goes first), so a request arriving on a busy thread
+// waits for the piece under way and no more. Long readings spread over every thread like everything else: kept
+// off one thread, several long readings at once used one core of two (measured: 2 000-character requests at
+// half the throughput of a server that spawns flite per request). Two rules keep the rest from waiting on them:
+// short tasks go where the fewest long readings run, and long readings never hold so many slots that a
+// thread's worth of them is not left for short tasks (a task keeps its slot until it ends, minutes for a long
+// reading, so a short request finding every slot taken would wait for one of them to finish).
 
 /** What the balancer knows of a task (piscina hands it the task's queue options). */
 export interface Placement {
@@ -43,15 +45,13 @@ export class ThreadBalancer {
     const warm = withRoom.filter((t) => this.isWarm(t.id));
     const open = warm.length > 0 ? warm : withRoom;
     const longs = (t: Thread): number => this.longOn.get(t.id) ?? 0;
-    let candidates = open;
-    if (placement?.long && threads.length > 1) {
-      // Never onto the last thread without long readings (counted over all threads, full ones too).
-      if (threads.filter((t) => longs(t) === 0).length <= 1) candidates = open.filter((t) => longs(t) > 0);
-    }
-    // Short tasks go where the fewest long readings are; everything then to the least busy thread.
-    const best = candidates.reduce<W | null>((a, t) => {
+    // Slots long readings may hold together: all but one thread's worth (counted over all threads).
+    const longRoom = (threads.length - 1) * this.maxPerThread;
+    if (placement?.long && threads.length > 1 && this.threadOf.size >= longRoom) return null;
+    // Everything goes where the fewest long readings run (long readings spread evenly), then to the least busy thread.
+    const best = open.reduce<W | null>((a, t) => {
       if (a === null) return t;
-      if (!placement?.long && longs(t) !== longs(a)) return longs(t) < longs(a) ? t : a;
+      if (longs(t) !== longs(a)) return longs(t) < longs(a) ? t : a;
       return t.currentUsage < a.currentUsage ? t : a;
     }, null);
     if (best && placement?.long) {
@@ -60,6 +60,11 @@ export class ThreadBalancer {
     }
     return best;
   };
+
+  /** Long readings running on each thread that has any, by thread id. */
+  longReadings(): ReadonlyMap<number, number> {
+    return new Map(this.longOn);
+  }
 
   /** The task with this id ended (whatever its placement). */
   release(id: number): void {

@@ -4,6 +4,7 @@ import { BroadcastChannel, parentPort, receiveMessageOnPort, threadId, workerDat
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteLibrary } from './engines/flite/library.ts';
+import { isLongReading } from './long-reading.ts';
 import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -99,6 +100,8 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   const controller = new AbortController();
   let acked = 0;
   let sent = 0;
+  /** When the first audio went out: the listener's playback runs from there (the turn order reads it). */
+  let firstAudioAt: number | undefined;
   let wake: (() => void) | undefined;
 
   const onControl = (msg: ControlMessage): void => {
@@ -141,6 +144,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const owned = transferable(bytes);
     post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
     sent += seconds;
+    if (seconds > 0) firstAudioAt ??= performance.now();
   };
 
   port.on('message', onControl);
@@ -150,7 +154,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
-      turn: () => turns.take({ started: sent > 0, ahead: sent - acked }),
+      turn: () => turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) }),
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;

@@ -1,10 +1,11 @@
 // A worker thread interleaves its requests piece by piece (piece-turns.ts): a request that arrives while a
-// long reading renders must wait for the piece under way and no more, and that piece is a clause, not a
-// whole long sentence. Driven in-process the way worker.ts drives the pipeline: one PieceTurns for both
-// requests, a turn before each piece, and a return to the event loop after each block sent.
+// long reading renders must wait for the piece under way and no more. A long reading's sentences are cut into
+// clause pieces only while someone waiting on the thread is short of audio, and otherwise render whole. Driven
+// in-process the way worker.ts drives the pipeline: one PieceTurns for both requests, a turn before each
+// piece, and a return to the event loop after each block sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PieceTurns } from '../../src/synth/piece-turns.ts';
+import { PieceTurns, type Turn } from '../../src/synth/piece-turns.ts';
 import { renderSpeech } from '../../src/synth/pipeline.ts';
 
 const CLAUSES = [
@@ -18,7 +19,7 @@ const voice = { engine: 'flite', base: 'slt' } as const;
 
 type Event = { who: 'long' | 'new'; kind: 'arrives' | 'turn' | 'audio'; seconds: number };
 
-test('a request arriving during a long reading waits for one clause piece at most', async () => {
+test('a request arriving during a long reading waits for one piece of it at most', async () => {
   const turns = new PieceTurns();
   const events: Event[] = [];
   let longStarted!: () => void;
@@ -26,16 +27,19 @@ test('a request arriving during a long reading waits for one clause piece at mos
 
   const speak = (who: Event['who'], text: string) => {
     let sent = 0;
+    let firstAudioAt: number | undefined;
     events.push({ who, kind: 'arrives', seconds: 0 });
     return renderSpeech(
       { text, voice, speed: 1, format: 'pcm' },
       {
         turn: async () => {
-          await turns.take({ started: sent > 0, ahead: 0 });
+          const turn = await turns.take({ firstAudioAt, sentSeconds: sent });
           events.push({ who, kind: 'turn', seconds: 0 });
+          return turn;
         },
         emit: async (_bytes, seconds) => {
           sent += seconds;
+          if (seconds > 0) firstAudioAt ??= performance.now();
           events.push({ who, kind: 'audio', seconds });
           if (who === 'long' && sent > 4) longStarted();
           await new Promise<void>((resolve) => setImmediate(resolve));
@@ -54,13 +58,44 @@ test('a request arriving during a long reading waits for one clause piece at mos
   const firstTurn = events.findIndex((e) => e.who === 'new' && e.kind === 'turn');
   const between = events.slice(arrived, firstTurn).filter((e) => e.who === 'long' && e.kind === 'turn');
   assert.ok(between.length <= 1, `the newcomer waited for ${between.length} pieces of the long reading`);
+});
 
-  // Each piece of the long reading, as seconds of audio: a clause, never one of its ~10 s sentences.
-  const pieces: number[] = [];
-  for (const e of events.filter((x) => x.who === 'long')) {
-    if (e.kind === 'turn') pieces.push(0);
-    else if (e.kind === 'audio' && pieces.length > 0) pieces[pieces.length - 1] += e.seconds;
-  }
-  const longest = Math.max(...pieces);
-  assert.ok(longest < 5, `the longest piece of the long reading is ${longest.toFixed(2)} s of audio`);
+/** Seconds of audio of each piece the request rendered, when every turn tells it `turn`. */
+async function pieces(text: string, turn: Turn): Promise<number[]> {
+  const out: number[] = [];
+  await renderSpeech(
+    { text, voice, speed: 1, format: 'pcm' },
+    {
+      turn: async () => {
+        out.push(0);
+        return turn;
+      },
+      emit: async (_bytes, seconds) => {
+        if (out.length > 0) out[out.length - 1] += seconds;
+      },
+    },
+  );
+  return out;
+}
+
+test("a long reading's sentences render whole while nobody waits, in clauses while a listener runs short or short requests come", async () => {
+  const alone = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: Infinity });
+  const pressed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 0.5, sinceShortArrival: Infinity });
+  const relaxed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 30, sinceShortArrival: 60 });
+  const visited = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: 2 });
+  // Each sentence whole but the first, which is cut for a quick start.
+  const sentences = LONG_READING.split(/(?<=\.)\s+/).length;
+  assert.ok(alone.length <= sentences + 2, `${alone.length} pieces alone for ${sentences} sentences`);
+  assert.ok(Math.max(...alone) > 8, `the longest piece alone is ${Math.max(...alone).toFixed(2)} s of audio`);
+  assert.equal(
+    relaxed.length,
+    alone.length,
+    'a listener with plenty of audio left (and no short request for a minute) does not make it cut',
+  );
+  assert.equal(visited.length, pressed.length, 'short requests arriving of late make it cut as well');
+  assert.ok(pressed.length > 2 * alone.length, `${pressed.length} pieces with a listener running short`);
+  assert.ok(Math.max(...pressed) < 5, `the longest clause piece is ${Math.max(...pressed).toFixed(2)} s of audio`);
+  // The same speech either way, give or take the pauses at the cuts.
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum(pressed) - sum(alone)) < 0.1 * sum(alone), `${sum(pressed).toFixed(1)} s against ${sum(alone).toFixed(1)} s`);
 });

@@ -1,39 +1,71 @@
-// The order a worker thread's requests render their next piece in: a request with no audio out yet first,
-// then the one with the least audio ahead of its listener, then the one that asked first.
+// The order a worker thread's requests render their next piece in: a request with no audio out yet first, then
+// the one whose listener's playback (from its first audio, as much as was sent) runs out soonest, then the one
+// that asked first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PieceTurns } from '../../src/synth/piece-turns.ts';
+import { PieceTurns, type Turn } from '../../src/synth/piece-turns.ts';
 
-test('turns go to requests that have sent nothing, then to the least audio ahead, then first come', async () => {
-  const turns = new PieceTurns();
+const NOW = 100_000;
+
+/** A request that went out `ago` seconds before NOW and has sent `sent` seconds of audio. */
+const playing = (ago: number, sent: number) => ({ firstAudioAt: NOW - ago * 1000, sentSeconds: sent });
+const fresh = { firstAudioAt: undefined, sentSeconds: 0 };
+
+test('turns go to requests with no audio yet, then to the listener whose playback runs out soonest', async () => {
+  const turns = new PieceTurns(() => NOW);
   const order: string[] = [];
-  const ask = (name: string, started: boolean, ahead: number) => turns.take({ started, ahead }).then(() => order.push(name));
+  const ask = (name: string, need: Parameters<PieceTurns['take']>[0]) => turns.take(need).then(() => order.push(name));
   await Promise.all([
-    ask('long-reading, 2 s ahead', true, 2),
-    ask('long-reading, 0.5 s ahead', true, 0.5),
-    ask('new request', false, 0),
-    ask('another long reading, 0.5 s ahead', true, 0.5),
-    ask('second new request', false, 0),
+    // Far ahead: 100 s of audio sent in its first 10 s.
+    ask('long reading, 90 s left', playing(10, 100)),
+    // Has sent more than the next one, but its listener has played almost all of it.
+    ask('stream of 60 s, 0.3 s left', playing(59.7, 60)),
+    ask('new request', fresh),
+    ask('stream of 3 s, 2 s left', playing(1, 3)),
+    ask('stream already stalled', playing(20, 19.5)),
+    ask('second new request', fresh),
   ]);
   assert.deepEqual(order, [
     'new request',
     'second new request',
-    'long-reading, 0.5 s ahead',
-    'another long reading, 0.5 s ahead',
-    'long-reading, 2 s ahead',
+    'stream already stalled',
+    'stream of 60 s, 0.3 s left',
+    'stream of 3 s, 2 s left',
+    'long reading, 90 s left',
   ]);
   assert.equal(turns.size, 0);
 });
 
-test('a turn tells how many requests without audio still wait behind it', async () => {
-  const turns = new PieceTurns();
-  const told: [string, number][] = [];
-  const ask = (name: string, started: boolean) => turns.take({ started, ahead: 0 }).then((t) => told.push([name, t.newcomersWaiting]));
-  await Promise.all([ask('started', true), ask('new 1', false), ask('new 2', false), ask('new 3', false)]);
-  assert.deepEqual(told, [
-    ['new 1', 2],
-    ['new 2', 1],
-    ['new 3', 0],
-    ['started', 0],
-  ]);
+test('requests whose playback runs out at the same moment go in the order they asked', async () => {
+  const turns = new PieceTurns(() => NOW);
+  const order: number[] = [];
+  await Promise.all([1, 2, 3].map((n) => turns.take(playing(5, 6)).then(() => order.push(n))));
+  assert.deepEqual(order, [1, 2, 3]);
+});
+
+test('a turn tells how many requests without audio still wait behind it, and the least playback left among those waiting', async () => {
+  const turns = new PieceTurns(() => NOW);
+  const told: [string, Turn][] = [];
+  const ask = (name: string, need: Parameters<PieceTurns['take']>[0]) => turns.take(need).then((t) => told.push([name, t]));
+  await Promise.all([ask('2 s left', playing(1, 3)), ask('new 1', fresh), ask('new 2', fresh), ask('5 s left', playing(1, 6))]);
+  assert.deepEqual(
+    told.map(([name, t]) => [name, t.newcomersWaiting, t.othersSlack]),
+    [
+      ['new 1', 1, 0],
+      ['new 2', 0, 2],
+      ['2 s left', 0, 5],
+      ['5 s left', 0, Infinity],
+    ],
+  );
+});
+
+test("a turn tells how long ago a request other than a long reading arrived; a long reading's arrival does not count", async () => {
+  let now = NOW;
+  const turns = new PieceTurns(() => now);
+  assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'none arrived yet');
+  await turns.take({ ...fresh, longReading: true });
+  assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'a long reading is not a short request');
+  await turns.take(fresh);
+  now += 4_000;
+  assert.equal((await turns.take({ ...playing(1, 3), longReading: true })).sinceShortArrival, 4);
 });

@@ -73,3 +73,57 @@ test('with one warm-up at a time, the pool serves from its first warm thread whi
     await pool.close();
   }
 });
+
+/** A task's stream as it arrives: whether its first chunk and its end have come. */
+function listen(port: MessageChannel['port1']) {
+  let chunk!: () => void;
+  let end!: () => void;
+  const heard = {
+    ended: false,
+    firstChunk: new Promise<void>((resolve) => (chunk = resolve)),
+    done: new Promise<void>((resolve) => (end = resolve)),
+  };
+  port.on('message', (m: StreamMessage) => {
+    if (m.type === 'chunk') chunk();
+    else {
+      heard.ended = true;
+      end();
+    }
+  });
+  return heard;
+}
+
+test('two long readings alone take both threads, and a short request arriving meanwhile ends before either', async () => {
+  const pool = new SynthPool({ workers: 2 });
+  try {
+    await pool.ready();
+    const reading = (id: number) => {
+      const channel = new MessageChannel();
+      const task = speakTask(id, channel.port2);
+      // About four minutes of speech: many pieces, and other requests get their turns between them.
+      task.request = { ...task.request, text: 'The keeper climbed the stairs, lit the lamp, and watched the ships come home. '.repeat(60) };
+      const heard = listen(channel.port1);
+      return { id, channel, heard, run: pool.run(task, [channel.port2], true) };
+    };
+    const a = reading(1);
+    const b = reading(2);
+    await Promise.all([a.heard.firstChunk, b.heard.firstChunk]);
+    assert.deepEqual(pool.stats().longReadings, [1, 1], 'one long reading on each thread');
+
+    const s = new MessageChannel();
+    const short = listen(s.port1);
+    const task = speakTask(3, s.port2);
+    task.request = { ...task.request, text: 'Please call the front desk when the visitor arrives.' };
+    const result = await pool.run(task, [s.port2]);
+    await short.done;
+    assert.ok(result.seconds > 1, `${result.seconds} s of audio`);
+    assert.equal(a.heard.ended || b.heard.ended, false, 'both long readings still going when the short request ended');
+
+    for (const r of [a, b]) r.channel.port1.postMessage({ type: 'cancel', id: r.id });
+    const [ra, rb] = await Promise.all([a.run, b.run]);
+    assert.ok(ra.cancelled && rb.cancelled, 'cancelled, not finished');
+    for (const c of [a.channel, b.channel, s]) c.port1.close();
+  } finally {
+    await pool.close();
+  }
+});

@@ -1,0 +1,320 @@
+// Sections 16 and 17: Voxsmith beside a server that spawns Debian's flite program per request (the way thin
+// TTS wrappers work), and how many of many simultaneous streams play without a gap.
+//
+// 16: 2 000-character texts (each one new, so nothing is cached) in closed loops of C clients, windows of the
+// two servers interleaved so drift in the machine's load falls on both alike; requests/s of each, and their
+// ratio per round (median and spread). Meanwhile one client asks for short sentences one after another and
+// times their first audio, against the same sentences on the idle server.
+// 17: N WebSocket streams of ~400 characters sent at the same moment. A listener starts playing at its first
+// audio and stalls whenever the audio received so far has all been played; each stream's stalls are computed
+// from when each audio message arrived and how many seconds it carried.
+import { request, speak } from '../http-client.ts';
+import { cpuMeter } from '../proc.ts';
+import type { Section } from '../report.ts';
+import { startSpawnReference, type SpawnReference } from '../spawn-reference.ts';
+import { fixed, median, ms, percentile } from '../stats.ts';
+import { PARAGRAPH_2000, PARAGRAPH_400 } from '../texts.ts';
+import { StreamClient, type StreamResult } from '../ws-client.ts';
+
+export interface SideBySideOptions {
+  voice: string;
+  /** The reference's voice name for flite's -voice (the same voice as `voice`). */
+  referenceVoice: string;
+  /** Client counts of the 2 000-character loops. */
+  levels: number[];
+  /** Interleaved rounds per level (each round: one window of each server). */
+  rounds: number;
+  /** Requests each client sends in one window. */
+  requestsPerClient: number;
+  /** Simultaneous stream counts of the stall measurement. */
+  streams: number[];
+  /** Short sentences timed on the idle server. */
+  idleShorts: number;
+}
+
+/** Longer than this, a gap in playback counts as a stall a listener hears. */
+const STALL_MS = 150;
+/** Pause between the short-sentence prober's requests (it adds a little load to both servers alike). */
+const PROBE_GAP_MS = 200;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A 2 000-character text no earlier request had: its own tag in front, cut back to 2 000. */
+const longText = (tag: string) => `${tag}. ${PARAGRAPH_2000}`.slice(0, 2000);
+const shortText = (n: number) => `Please call the front desk when the visitor number ${n} arrives at the gate.`;
+
+type Server = 'voxsmith' | 'reference';
+
+interface Window {
+  server: Server;
+  clients: number;
+  round: number;
+  rps: number;
+  errors: number;
+  /** Short sentences' first audio meanwhile (ms). */
+  shortFirst: number[];
+  cpuPercent: number;
+}
+
+export async function sideBySide(
+  service: { base: string; key: string; pid: number },
+  options: SideBySideOptions,
+  log: (line: string) => void = () => undefined,
+): Promise<Section[]> {
+  const reference = await startSpawnReference();
+  try {
+    return await measure(service, reference, options, log);
+  } finally {
+    await reference.stop();
+  }
+}
+
+async function measure(
+  service: { base: string; key: string; pid: number },
+  reference: SpawnReference,
+  options: SideBySideOptions,
+  log: (line: string) => void,
+): Promise<Section[]> {
+  let n = 0;
+  const one = async (server: Server, text: string): Promise<{ ok: boolean; firstMs: number }> => {
+    const r =
+      server === 'voxsmith'
+        ? await speak(service.base, service.key, { text, voice_id: options.voice, format: 'pcm' })
+        : await request(`${reference.base}/speak`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ text, voice: options.referenceVoice }),
+            keepBody: false,
+          });
+    return { ok: r.status === 200 && r.bytes > 44, firstMs: r.ttfbMs };
+  };
+
+  // Both warmed up, then the short sentences on the idle servers.
+  for (const server of ['voxsmith', 'reference'] as const) {
+    await one(server, longText(`warm ${server}`));
+    await one(server, shortText(n++));
+  }
+  const idleShort: Record<Server, number[]> = { voxsmith: [], reference: [] };
+  for (let i = 0; i < options.idleShorts; i++) {
+    for (const server of ['voxsmith', 'reference'] as const) {
+      const r = await one(server, shortText(n++));
+      if (r.ok) idleShort[server].push(r.firstMs);
+    }
+  }
+
+  const windows: Window[] = [];
+  for (const clients of options.levels) {
+    for (let round = 0; round < options.rounds; round++) {
+      // Which server goes first alternates, so a trend in the machine's load favours neither.
+      const order: Server[] = round % 2 === 0 ? ['voxsmith', 'reference'] : ['reference', 'voxsmith'];
+      for (const server of order) {
+        const pid = server === 'voxsmith' ? service.pid : reference.pid;
+        const cpu = cpuMeter(pid);
+        let ok = 0;
+        let errors = 0;
+        let loading = true;
+        const shortFirst: number[] = [];
+        const prober = (async () => {
+          while (loading) {
+            const r = await one(server, shortText(n++)).catch(() => ({ ok: false, firstMs: Number.NaN }));
+            if (r.ok && loading) shortFirst.push(r.firstMs);
+            await sleep(PROBE_GAP_MS);
+          }
+        })();
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: clients }, async (_, c) => {
+            for (let i = 0; i < options.requestsPerClient; i++) {
+              const r = await one(server, longText(`${server} ${clients} ${round} ${c} ${i}`)).catch(() => ({ ok: false, firstMs: 0 }));
+              if (r.ok) ok++;
+              else errors++;
+            }
+          }),
+        );
+        const seconds = (performance.now() - t0) / 1000;
+        loading = false;
+        const cpuPercent = cpu.stop().percent;
+        await prober;
+        const w: Window = { server, clients, round, rps: ok / seconds, errors, shortFirst, cpuPercent };
+        windows.push(w);
+        log(
+          `side by side: ${server} at ${clients} clients, round ${round + 1}: ${fixed(w.rps, 2)} req/s, server CPU ${fixed(cpuPercent, 0)} %`,
+        );
+      }
+    }
+  }
+
+  const streamRows: string[][] = [];
+  const streamSummary: string[][] = [];
+  for (const count of options.streams) {
+    const s = await streamsAtOnce(service, options.voice, count);
+    log(
+      `side by side: ${count} streams, ${fixed(s.smoothShare * 100, 0)} % without a stall over ${STALL_MS} ms, worst ${ms(s.worstMs)} ms`,
+    );
+    streamRows.push([
+      String(count),
+      String(s.ok),
+      `${fixed(s.smoothShare * 100, 0)} %`,
+      ms(percentile(s.worstPerStream, 50)),
+      ms(percentile(s.worstPerStream, 95)),
+      ms(s.worstMs),
+      ms(percentile(s.firsts, 95)),
+      fixed(s.aggregateRtf, 2),
+      fixed(s.cpuPercent, 0),
+    ]);
+    streamSummary.push([
+      `${count} streams at once: no stall over ${STALL_MS} ms / worst stall / aggregate RTF`,
+      `${fixed(s.smoothShare * 100, 0)} % / ${ms(s.worstMs)} ms / ${fixed(s.aggregateRtf, 2)}`,
+    ]);
+  }
+
+  const rows: string[][] = [];
+  const summary: string[][] = [];
+  for (const clients of options.levels) {
+    const at = (server: Server) => windows.filter((w) => w.clients === clients && w.server === server);
+    const vox = at('voxsmith');
+    const ref = at('reference');
+    const ratios = vox.map((w) => w.rps / (ref.find((r) => r.round === w.round)?.rps ?? Number.NaN));
+    const shortsUnderLoad = vox.flatMap((w) => w.shortFirst);
+    const loadedP95 = percentile(shortsUnderLoad, 95);
+    const idleP95 = percentile(idleShort.voxsmith, 95);
+    rows.push([
+      String(clients),
+      vox.map((w) => fixed(w.rps, 2)).join(' '),
+      ref.map((w) => fixed(w.rps, 2)).join(' '),
+      `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
+      fixed(median(vox.map((w) => w.cpuPercent)), 0),
+      fixed(median(ref.map((w) => w.cpuPercent)), 0),
+      `${ms(loadedP95)} / ${ms(idleP95)} = ${fixed(loadedP95 / idleP95, 2)}`,
+      `${ms(
+        percentile(
+          ref.flatMap((w) => w.shortFirst),
+          95,
+        ),
+      )} / ${ms(percentile(idleShort.reference, 95))}`,
+      String([...vox, ...ref].reduce((e, w) => e + w.errors, 0)),
+    ]);
+    summary.push([
+      `2 000 characters at ${clients} clients: Voxsmith / spawn-per-request req/s (median ratio, spread)`,
+      `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
+    ]);
+    summary.push([`short first audio p95 under ${clients} long clients / idle`, `${ms(loadedP95)} / ${ms(idleP95)} ms`]);
+  }
+
+  return [
+    {
+      title: '16. Side by side with a spawn-per-request server: 2 000-character texts',
+      notes: [
+        `Voxsmith: POST /v1/speak, voice ${options.voice}, pcm. Reference: a small node HTTP server (bench/spawn-reference.ts) that runs`,
+        `Debian's /usr/bin/flite -voice ${options.referenceVoice} per request and answers with its WAV. Every text is new (a tag in front, 2 000 characters).`,
+        `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The two servers' windows`,
+        `alternate (${options.rounds} rounds per level, the first server alternating), and the ratio is taken per round: median (min–max).`,
+        `Meanwhile one client asks the same server for a new short sentence every ${PROBE_GAP_MS} ms after the last one ended: its first audio`,
+        `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
+        'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',
+      ],
+      headers: [
+        'clients',
+        'Voxsmith req/s by round',
+        'reference req/s by round',
+        'ratio',
+        'Voxsmith CPU %',
+        'reference CPU %',
+        'Voxsmith short first audio p95 ms loaded / idle',
+        'reference short p95 ms loaded / idle',
+        'errors',
+      ],
+      rows,
+      summary,
+    },
+    {
+      title: '17. Many streams at once: stalls',
+      notes: [
+        `Voice ${options.voice}; N WebSocket connections each send ~400 characters (three sentences, numbered so none is cached) at the same moment.`,
+        'Each listener starts playing at its first audio and stalls whenever everything received has been played (arrival time and seconds of',
+        'each audio message). Worst stall per stream: its longest single gap. Aggregate RTF = wall seconds from sending to the last "done" /',
+        `mean audio seconds per stream (below 1: the server keeps up with all of them together). Target: ≥ 95 % of streams with no stall over ${STALL_MS} ms.`,
+      ],
+      headers: [
+        'streams',
+        'ok',
+        `no stall > ${STALL_MS} ms`,
+        'worst stall p50 ms',
+        'p95 ms',
+        'max ms',
+        'first audio p95 ms',
+        'aggregate RTF',
+        'server CPU %',
+      ],
+      rows: streamRows,
+      summary: streamSummary,
+    },
+  ];
+}
+
+interface Stalls {
+  ok: number;
+  smoothShare: number;
+  worstPerStream: number[];
+  worstMs: number;
+  firsts: number[];
+  aggregateRtf: number;
+  cpuPercent: number;
+}
+
+/** The longest single gap a listener of this stream heard (ms), playing from its first audio. */
+export function worstStallMs(arrivals: readonly { ms: number; seconds: number }[]): number {
+  if (arrivals.length === 0) return Number.NaN;
+  const start = arrivals[0].ms;
+  let received = 0;
+  let stalled = 0;
+  let worst = 0;
+  for (const a of arrivals) {
+    const runsOut = start + stalled + received * 1000;
+    if (a.ms > runsOut) {
+      worst = Math.max(worst, a.ms - runsOut);
+      stalled += a.ms - runsOut;
+    }
+    received += a.seconds;
+  }
+  return worst;
+}
+
+async function streamsAtOnce(service: { base: string; key: string; pid: number }, voice: string, count: number): Promise<Stalls> {
+  const clients = await Promise.all(Array.from({ length: count }, () => StreamClient.open(service.base, service.key).catch(() => null)));
+  const cpu = cpuMeter(service.pid);
+  const t0 = performance.now();
+  let results: StreamResult[];
+  try {
+    results = await Promise.all(
+      clients.map((c, i) =>
+        c
+          ? c.synthesize(`Stream ${i + 1} of ${count}. ${PARAGRAPH_400}`, voice)
+          : Promise.resolve<StreamResult>({
+              firstChunkMs: Number.NaN,
+              totalMs: Number.NaN,
+              audioSeconds: 0,
+              chunks: 0,
+              arrivals: [],
+              error: 'connection failed',
+            }),
+      ),
+    );
+  } finally {
+    await Promise.all(clients.map((c) => c?.close()));
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const cpuPercent = cpu.stop().percent;
+  const ok = results.filter((r) => !r.error && r.audioSeconds > 0);
+  const worstPerStream = ok.map((r) => worstStallMs(r.arrivals));
+  const meanAudio = ok.reduce((s, r) => s + r.audioSeconds, 0) / Math.max(1, ok.length);
+  return {
+    ok: ok.length,
+    // Failed streams count as stalled.
+    smoothShare: worstPerStream.filter((w) => w <= STALL_MS).length / count,
+    worstPerStream,
+    worstMs: Math.max(...worstPerStream),
+    firsts: ok.map((r) => r.firstChunkMs),
+    aggregateRtf: wall / meanAudio,
+    cpuPercent,
+  };
+}
