@@ -1,11 +1,13 @@
-// A long reading's long sentences are rendered in clause-sized pieces, so a request that shares its worker
-// thread waits behind a clause rather than a whole sentence; short requests keep whole sentences. The pieces
+// A long reading's long sentences are rendered in clause-sized pieces while others on its worker thread need a
+// turn soon, so such a request waits behind a clause rather than a whole sentence; alone, and in short requests,
+// sentences stay whole. The pieces
 // must join into the same words, each timed in order on audio that is there.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LONG_READING_CHARS } from '../../src/synth/long-reading.ts';
 import { renderSpeech } from '../../src/synth/pipeline.ts';
 import type { SpeechRequest, WordTiming } from '../../src/synth/speech.ts';
+import type { Turn } from '../../src/synth/piece-turns.ts';
 import { cutAtClauses } from '../../src/synth/text/clause-pieces.ts';
 import { verbatim } from '../../src/synth/text/mapped.ts';
 import { concatBytes, decodePcm16, rms, speechSeconds } from './helpers.ts';
@@ -29,8 +31,13 @@ interface Rendered {
   samples: Float32Array;
 }
 
-/** Renders in-process as 16-bit PCM, counting the pieces (one turn each). */
-async function render(text: string): Promise<Rendered> {
+/** Nobody else on the thread. */
+const ALONE: Turn = { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: Infinity };
+/** A newcomer waits for its first audio behind every piece. */
+const CROWDED: Turn = { newcomersWaiting: 1, othersSlack: 0, sinceShortArrival: 0.1 };
+
+/** Renders in-process as 16-bit PCM, counting the pieces (one turn each), each turn finding the thread as `turn` says. */
+async function render(text: string, turn: Turn = ALONE): Promise<Rendered> {
   const req: SpeechRequest = { text, voice, speed: 1, format: 'pcm' };
   const chunks: Uint8Array[] = [];
   const words: WordTiming[] = [];
@@ -38,6 +45,7 @@ async function render(text: string): Promise<Rendered> {
   await renderSpeech(req, {
     turn: async () => {
       pieces++;
+      return turn;
     },
     emit: async (bytes, _seconds, w) => {
       chunks.push(bytes);
@@ -73,20 +81,21 @@ describe('clause pieces', () => {
     for (const p of cut) assert.equal(SENTENCES[0].slice(p.mapped.starts[0], p.mapped.ends[p.mapped.ends.length - 1]), p.text);
   });
 
-  test('a long reading is rendered in clause pieces; a short request with the same sentence keeps it whole', async () => {
+  test('a long reading is rendered in clause pieces while others wait, in whole sentences alone; a short request keeps its sentence whole', async () => {
     assert.ok(LONG.length >= LONG_READING_CHARS);
-    const long = await render(LONG);
     const clauses = SENTENCES.reduce((n, s) => n + cutAtClauses({ text: s, break: 'sentence', mapped: verbatim(s) }).length, 0);
-    assert.equal(long.pieces, clauses);
+    assert.ok(clauses > SENTENCES.length);
+    assert.equal((await render(LONG, CROWDED)).pieces, clauses);
+    assert.equal((await render(LONG, ALONE)).pieces, SENTENCES.length);
     // A sentence of a short request stays whole, clauses and all.
     const sentence = 'In winter the wind came from the north, carrying salt and ice, and he wore two coats.';
     assert.ok(cutAtClauses({ text: sentence, break: 'sentence', mapped: verbatim(sentence) }).length > 1);
-    const short = await render(sentence);
+    const short = await render(sentence, CROWDED);
     assert.equal(short.pieces, 1, 'the sentence whole');
   });
 
-  test('every word of a long reading is timed once, in order, where its audio is; no speech is lost at the joins', async () => {
-    const long = await render(LONG);
+  test('every word of a long reading in clause pieces is timed once, in order, where its audio is; no speech is lost at the joins', async () => {
+    const long = await render(LONG, CROWDED);
     const rate = 24_000;
     const expected = [...LONG.matchAll(/\S+/g)].map((m) => m[0].replace(/[.,]$/, ''));
     assert.deepEqual(
