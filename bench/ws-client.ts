@@ -111,3 +111,30 @@ export class StreamClient {
     });
   }
 }
+
+/** `count` connections opened at once; null where one failed to open. */
+export function openStreams(base: string, key: string, count: number): Promise<(StreamClient | null)[]> {
+  return Promise.all(Array.from({ length: count }, () => StreamClient.open(base, key).catch(() => null)));
+}
+
+/**
+ * Every client speaks its text (`text(i)`) at the same time; a connection that failed to open counts as a
+ * failed stream. The clients are closed afterwards.
+ */
+export async function speakOnAll(
+  clients: readonly (StreamClient | null)[],
+  text: (i: number) => string,
+  voice: string,
+): Promise<StreamResult[]> {
+  try {
+    return await Promise.all(
+      clients.map((c, i) =>
+        c
+          ? c.synthesize(text(i), voice)
+          : { firstChunkMs: Number.NaN, totalMs: Number.NaN, audioSeconds: 0, chunks: 0, arrivals: [], error: 'connection failed' },
+      ),
+    );
+  } finally {
+    await Promise.all(clients.map((c) => c?.close()));
+  }
+}

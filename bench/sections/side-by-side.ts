@@ -14,7 +14,7 @@ import type { Section } from '../report.ts';
 import { startSpawnReference, type SpawnReference } from '../spawn-reference.ts';
 import { fixed, median, ms, percentile } from '../stats.ts';
 import { PARAGRAPH_2000, PARAGRAPH_400 } from '../texts.ts';
-import { StreamClient, type StreamResult } from '../ws-client.ts';
+import { openStreams, speakOnAll } from '../ws-client.ts';
 
 export interface SideBySideOptions {
   voice: string;
@@ -280,28 +280,10 @@ export function worstStallMs(arrivals: readonly { ms: number; seconds: number }[
 }
 
 async function streamsAtOnce(service: { base: string; key: string; pid: number }, voice: string, count: number): Promise<Stalls> {
-  const clients = await Promise.all(Array.from({ length: count }, () => StreamClient.open(service.base, service.key).catch(() => null)));
+  const clients = await openStreams(service.base, service.key, count);
   const cpu = cpuMeter(service.pid);
   const t0 = performance.now();
-  let results: StreamResult[];
-  try {
-    results = await Promise.all(
-      clients.map((c, i) =>
-        c
-          ? c.synthesize(`Stream ${i + 1} of ${count}. ${PARAGRAPH_400}`, voice)
-          : Promise.resolve<StreamResult>({
-              firstChunkMs: Number.NaN,
-              totalMs: Number.NaN,
-              audioSeconds: 0,
-              chunks: 0,
-              arrivals: [],
-              error: 'connection failed',
-            }),
-      ),
-    );
-  } finally {
-    await Promise.all(clients.map((c) => c?.close()));
-  }
+  const results = await speakOnAll(clients, (i) => `Stream ${i + 1} of ${count}. ${PARAGRAPH_400}`, voice);
   const wall = (performance.now() - t0) / 1000;
   const cpuPercent = cpu.stop().percent;
   const ok = results.filter((r) => !r.error && r.audioSeconds > 0);

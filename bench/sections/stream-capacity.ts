@@ -5,7 +5,7 @@ import { cpuMeter } from '../proc.ts';
 import type { Section } from '../report.ts';
 import { fixed, ms, percentile } from '../stats.ts';
 import { PARAGRAPH_RAMP } from '../texts.ts';
-import { StreamClient, type StreamResult } from '../ws-client.ts';
+import { openStreams, speakOnAll, type StreamResult } from '../ws-client.ts';
 
 export interface Capacity {
   section: Section;
@@ -22,22 +22,8 @@ export interface CapacityOptions {
   budgetMs: number;
 }
 
-const FAILED_OPEN: StreamResult = {
-  firstChunkMs: Number.NaN,
-  totalMs: Number.NaN,
-  audioSeconds: 0,
-  chunks: 0,
-  arrivals: [],
-  error: 'connection failed',
-};
-
 async function step(base: string, key: string, n: number, voice: string): Promise<StreamResult[]> {
-  const opened = await Promise.all(Array.from({ length: n }, () => StreamClient.open(base, key).catch(() => null)));
-  try {
-    return await Promise.all(opened.map((c) => (c ? c.synthesize(PARAGRAPH_RAMP, voice) : FAILED_OPEN)));
-  } finally {
-    await Promise.all(opened.map((c) => c?.close()));
-  }
+  return speakOnAll(await openStreams(base, key, n), () => PARAGRAPH_RAMP, voice);
 }
 
 export async function streamCapacity(base: string, key: string, pid: number, options: CapacityOptions): Promise<Capacity> {

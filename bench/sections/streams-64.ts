@@ -3,7 +3,7 @@
 import type { Section } from '../report.ts';
 import { fixed, ms, percentile } from '../stats.ts';
 import { PARAGRAPH_RAMP } from '../texts.ts';
-import { StreamClient, type StreamResult } from '../ws-client.ts';
+import { openStreams, speakOnAll } from '../ws-client.ts';
 
 const FIRST_AUDIO_TARGET_MS = 1000;
 
@@ -13,27 +13,9 @@ export interface StreamsAtOnce {
 }
 
 export async function streamsAtOnce(base: string, key: string, voice: string, streams: number): Promise<StreamsAtOnce> {
-  const clients = await Promise.all(Array.from({ length: streams }, () => StreamClient.open(base, key).catch(() => null)));
-  let results: StreamResult[];
-  try {
-    // A different paragraph per stream (its number in front), so none can come from the synthesis cache.
-    results = await Promise.all(
-      clients.map((c, i) =>
-        c
-          ? c.synthesize(`Stream ${i + 1}. ${PARAGRAPH_RAMP}`, voice)
-          : Promise.resolve<StreamResult>({
-              firstChunkMs: Number.NaN,
-              totalMs: Number.NaN,
-              audioSeconds: 0,
-              chunks: 0,
-              arrivals: [],
-              error: 'connection failed',
-            }),
-      ),
-    );
-  } finally {
-    await Promise.all(clients.map((c) => c?.close()));
-  }
+  const clients = await openStreams(base, key, streams);
+  // A different paragraph per stream (its number in front), so none can come from the synthesis cache.
+  const results = await speakOnAll(clients, (i) => `Stream ${i + 1}. ${PARAGRAPH_RAMP}`, voice);
   const ok = results.filter((r) => !r.error && r.audioSeconds > 0);
   const firsts = ok.map((r) => r.firstChunkMs);
   const rtf = ok.map((r) => r.totalMs / 1000 / r.audioSeconds);
