@@ -4,19 +4,8 @@
 // sentence that has no pause to spend. Here the pauses are cut out of the loudness envelope before its rhythm is
 // measured, and what they add up to is reported on its own.
 import { bandPass } from '../audio/analysis/filters.ts';
-import { fft, nextPowerOfTwo } from '../audio/analysis/fft.ts';
 import { FRAME_SECONDS, frameLevels, speechMask } from '../audio/analysis/levels.ts';
-
-/** Syllabic modulation band: slower is phrasing, faster is segments. */
-const LOW_HZ = 1;
-const HIGH_HZ = 10;
-/** Modulation centroid per syllable per second, as in the rhythm measure (audio/analysis/rhythm.ts). */
-const CENTROID_PER_SYLLABLE_RATE = 0.81;
-/**
- * Silences shorter than this stay inside the speech (stop closures, the breath between two words); longer ones
- * are pauses. Articulation-rate studies put the line between 100 and 250 ms.
- */
-const PAUSE_SECONDS = 0.12;
+import { BRIDGE_SECONDS, envelopeSyllableRate } from '../audio/analysis/rhythm.ts';
 
 export interface Articulation {
   /** Syllables per second of speaking time, pauses left out. */
@@ -36,7 +25,7 @@ export interface Articulation {
  */
 export function measureArticulation(samples: Float32Array, rate: number): Articulation {
   const levels = frameLevels(bandPass(samples, rate, 1000, 0.5), rate);
-  const mask = speechMask(levels, Math.round(PAUSE_SECONDS / FRAME_SECONDS));
+  const mask = speechMask(levels, Math.round(BRIDGE_SECONDS / FRAME_SECONDS));
   const env: number[] = [];
   let pauses = 0;
   let pauseFrames = 0;
@@ -59,23 +48,6 @@ export function measureArticulation(samples: Float32Array, rate: number): Articu
   const pauseSeconds = pauseFrames * FRAME_SECONDS;
   if (frames < 10) return { syllablesPerSecond: 0, speakingSeconds, pauseSeconds, pauses };
 
-  let mean = 0;
-  for (const v of env) mean += v;
-  mean /= frames;
-  const n = nextPowerOfTwo(frames * 2);
-  const re = new Float64Array(n);
-  const im = new Float64Array(n);
-  for (let i = 0; i < frames; i++) re[i] = (env[i] - mean) * (0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (frames - 1)));
-  fft(re, im);
-  let weighted = 0;
-  let total = 0;
-  for (let k = 1; k < n / 2; k++) {
-    const f = k / (FRAME_SECONDS * n);
-    if (f < LOW_HZ || f > HIGH_HZ) continue;
-    const p = re[k] * re[k] + im[k] * im[k];
-    weighted += p * f;
-    total += p;
-  }
-  const syllablesPerSecond = total > 0 ? weighted / total / CENTROID_PER_SYLLABLE_RATE : 0;
+  const syllablesPerSecond = envelopeSyllableRate(env);
   return { syllablesPerSecond, speakingSeconds, pauseSeconds, pauses };
 }

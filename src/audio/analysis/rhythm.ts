@@ -14,8 +14,11 @@ const HIGH_HZ = 10;
  * awb, rms, two espeak-ng voices, a LibriVox reader) reading texts of known syllable count (mean 0.81).
  */
 const CENTROID_PER_SYLLABLE_RATE = 0.81;
-/** Gaps shorter than this (stop closures, the breath between words) still count as speaking. */
-const BRIDGE_SECONDS = 0.12;
+/**
+ * Gaps shorter than this (stop closures, the breath between words) still count as speaking; longer ones are
+ * pauses. Articulation-rate studies put the line between 100 and 250 ms.
+ */
+export const BRIDGE_SECONDS = 0.12;
 
 export interface SyllabicRate {
   /** Estimated syllables per second of speech. */
@@ -38,11 +41,18 @@ export function measureSyllabicRate(samples: Float32Array, rate: number): Syllab
   if (sounding < 10) return { syllablesPerSecond: 0, soundingSeconds };
 
   const env = new Float64Array(frames);
+  for (let i = 0; i < frames; i++) env[i] = Math.max(levels.db[i], levels.silenceDb);
+  return { syllablesPerSecond: envelopeSyllableRate(env), soundingSeconds };
+}
+
+/**
+ * Syllables per second from a level envelope (dB, one value per analysis frame, floored at the silence
+ * threshold): the centroid of its 1-10 Hz modulation spectrum, scaled.
+ */
+export function envelopeSyllableRate(env: ArrayLike<number>): number {
+  const frames = env.length;
   let mean = 0;
-  for (let i = 0; i < frames; i++) {
-    env[i] = Math.max(levels.db[i], levels.silenceDb);
-    mean += env[i];
-  }
+  for (let i = 0; i < frames; i++) mean += env[i];
   mean /= frames;
   const n = nextPowerOfTwo(frames * 2);
   const re = new Float64Array(n);
@@ -59,6 +69,5 @@ export function measureSyllabicRate(samples: Float32Array, rate: number): Syllab
     weighted += p * f;
     total += p;
   }
-  const centroid = total > 0 ? weighted / total : 0;
-  return { syllablesPerSecond: centroid / CENTROID_PER_SYLLABLE_RATE, soundingSeconds };
+  return total > 0 ? weighted / total / CENTROID_PER_SYLLABLE_RATE : 0;
 }
