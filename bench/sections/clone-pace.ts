@@ -9,10 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { decodeUpload } from '../../src/audio/decode.ts';
-import { resampleAll } from '../../src/audio/resample.ts';
-import { ANALYSIS_RATE, measureSpeaker } from '../../src/forge/speaker-features.ts';
 import { NEW_SENTENCES, PAUSE_RICH_PASSAGE } from '../../test/forge/pace-texts.ts';
+import { measureReadings } from '../../test/forge/readings.ts';
 import type { Section } from '../report.ts';
 import { fixed } from '../stats.ts';
 
@@ -29,30 +27,6 @@ async function festival(dir: string, voice: string, text: string, name: string):
   await writeFile(src, text);
   await run('text2wave', ['-eval', voice, src, '-o', out]);
   return new Uint8Array(await readFile(out));
-}
-
-interface Measure {
-  sounding: number;
-  pitch: number;
-}
-
-/** Sounding seconds and median pitch of separate readings, joined with a second of silence between them. */
-async function measure(recordings: readonly Uint8Array[]): Promise<Measure> {
-  const parts: Float32Array[] = [];
-  for (const bytes of recordings) {
-    const d = await decodeUpload(bytes, { maxSeconds: 600 });
-    parts.push(d.sampleRate === ANALYSIS_RATE ? d.samples : await resampleAll(d.samples, d.sampleRate, ANALYSIS_RATE));
-    parts.push(new Float32Array(ANALYSIS_RATE));
-  }
-  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    joined.set(p, at);
-    at += p.length;
-  }
-  const f = await measureSpeaker(joined, ANALYSIS_RATE);
-  if (!f) throw new Error('no speech in the readings');
-  return { sounding: f.sounding_seconds, pitch: f.pitch_hz };
 }
 
 async function cloneOf(
@@ -97,14 +71,14 @@ export async function clonePace(base: string, key: string): Promise<Section> {
       const passage = await festival(dir, speaker.eval, PAUSE_RICH_PASSAGE, 'passage');
       const own: Uint8Array[] = [];
       for (const [i, text] of NEW_SENTENCES.entries()) own.push(await festival(dir, speaker.eval, text, `s${i}`));
-      const theirs = await measure(own);
+      const theirs = await measureReadings(own);
       for (const transcript of [false, true]) {
         const clone = await cloneOf(base, key, passage, `${speaker.name} ${transcript}`, transcript ? PAUSE_RICH_PASSAGE : undefined);
         const readings: Uint8Array[] = [];
         for (const text of NEW_SENTENCES) readings.push(await speak(base, key, clone.id, text));
-        const mine = await measure(readings);
+        const mine = await measureReadings(readings);
         // Above 1: the clone takes longer over the same words than its speaker.
-        const ratio = mine.sounding / theirs.sounding;
+        const ratio = mine.soundingSeconds / theirs.soundingSeconds;
         worst = Math.max(worst, Math.abs(ratio - 1));
         // Owned voices count against the key's quota.
         await fetch(`${base}/api/voices/${clone.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
@@ -112,10 +86,10 @@ export async function clonePace(base: string, key: string): Promise<Section> {
           speaker.name,
           transcript ? 'yes' : 'no',
           clone.baseVoice,
-          fixed(theirs.sounding, 2),
-          fixed(mine.sounding, 2),
+          fixed(theirs.soundingSeconds, 2),
+          fixed(mine.soundingSeconds, 2),
           fixed(ratio, 3),
-          fixed(12 * Math.log2(mine.pitch / theirs.pitch), 2),
+          fixed(12 * Math.log2(mine.pitchHz / theirs.pitchHz), 2),
         ]);
       }
     }

@@ -3,6 +3,7 @@
 // out, so the total is the time spent speaking whatever pauses each recording holds.
 import { decodeUpload } from '../../src/audio/decode.ts';
 import { resampleAll } from '../../src/audio/resample.ts';
+import { concatSamples } from '../../src/audio/samples.ts';
 import { ANALYSIS_RATE, measureSpeaker } from '../../src/forge/speaker-features.ts';
 
 export interface ReadingsMeasure {
@@ -19,13 +20,7 @@ export async function measureReadings(recordings: readonly Uint8Array[]): Promis
     const d = await decodeUpload(bytes, { maxSeconds: 600 });
     parts.push(d.sampleRate === ANALYSIS_RATE ? d.samples : await resampleAll(d.samples, d.sampleRate, ANALYSIS_RATE), gap);
   }
-  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    joined.set(p, at);
-    at += p.length;
-  }
-  const f = await measureSpeaker(joined, ANALYSIS_RATE);
+  const f = await measureSpeaker(concatSamples(parts), ANALYSIS_RATE);
   if (!f || f.pitch_hz === 0) throw new Error('no voiced speech in the readings');
   return { soundingSeconds: f.sounding_seconds, pitchHz: f.pitch_hz };
 }
