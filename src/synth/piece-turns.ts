@@ -19,8 +19,6 @@ export interface TurnNeed {
 
 /** What a request is told when its turn comes. */
 export interface Turn {
-  /** Requests still waiting for a turn that have sent no audio yet: each waits for this piece too. */
-  newcomersWaiting: number;
   /**
    * Seconds until the playback of the most pressed request still waiting runs out (0 for one with no audio
    * yet, below 0 for one already stalled); Infinity when none waits. A piece that takes longer than this to
@@ -75,7 +73,6 @@ export class PieceTurns {
       if (this.waiting.length > 0) this.schedule();
       const now = this.now();
       next.go({
-        newcomersWaiting: this.waiting.filter((w) => w.need.firstAudioAt === undefined).length,
         othersSlack: Math.min(Infinity, ...this.waiting.map((w) => slack(w.need, now))),
         sinceShortArrival: (now - this.lastShortArrival) / 1000,
       });

@@ -32,9 +32,9 @@ interface Rendered {
 }
 
 /** Nobody else on the thread. */
-const ALONE: Turn = { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: Infinity };
+const ALONE: Turn = { othersSlack: Infinity, sinceShortArrival: Infinity };
 /** A newcomer waits for its first audio behind every piece. */
-const CROWDED: Turn = { newcomersWaiting: 1, othersSlack: 0, sinceShortArrival: 0.1 };
+const CROWDED: Turn = { othersSlack: 0, sinceShortArrival: 0.1 };
 
 /** Renders in-process as 16-bit PCM, counting the pieces (one turn each), each turn finding the thread as `turn` says. */
 async function render(text: string, turn: Turn = ALONE): Promise<Rendered> {

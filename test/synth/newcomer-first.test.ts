@@ -79,10 +79,10 @@ async function pieces(text: string, turn: Turn): Promise<number[]> {
 }
 
 test("a long reading's sentences render whole while nobody waits, in clauses while a listener runs short or short requests come", async () => {
-  const alone = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: Infinity });
-  const pressed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 0.5, sinceShortArrival: Infinity });
-  const relaxed = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: 30, sinceShortArrival: 60 });
-  const visited = await pieces(LONG_READING, { newcomersWaiting: 0, othersSlack: Infinity, sinceShortArrival: 2 });
+  const alone = await pieces(LONG_READING, { othersSlack: Infinity, sinceShortArrival: Infinity });
+  const pressed = await pieces(LONG_READING, { othersSlack: 0.5, sinceShortArrival: Infinity });
+  const relaxed = await pieces(LONG_READING, { othersSlack: 30, sinceShortArrival: 60 });
+  const visited = await pieces(LONG_READING, { othersSlack: Infinity, sinceShortArrival: 2 });
   // Each sentence whole but the first, which is cut for a quick start.
   const sentences = LONG_READING.split(/(?<=\.)\s+/).length;
   assert.ok(alone.length <= sentences + 2, `${alone.length} pieces alone for ${sentences} sentences`);
