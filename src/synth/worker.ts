@@ -127,8 +127,10 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     }
   };
 
+  /** Flow control lets more audio go: the consumer has not fallen more than maxUnackedSeconds behind. */
+  const hasCredit = (): boolean => sent - acked <= task.maxUnackedSeconds;
   const waitForCredit = async (): Promise<void> => {
-    while (!controller.signal.aborted && sent - acked > task.maxUnackedSeconds) {
+    while (!controller.signal.aborted && !hasCredit()) {
       const stalled = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(true), task.stallTimeoutMs);
         wake = () => {
@@ -167,7 +169,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
       now: {
         ready: () => {
           drain();
-          return !controller.signal.aborted && sent - acked <= task.maxUnackedSeconds;
+          return !controller.signal.aborted && hasCredit();
         },
         emit: send,
       },
