@@ -138,6 +138,8 @@ function schedulingKey(caller: SpeechCaller): string {
 /** A worker's refusal as the catalogue error it stands for; anything else unchanged. */
 function speechError(err: unknown): unknown {
   if (err instanceof SynthesisError && err.kind === 'TextTooLongError') return new AppError('text_too_long', err.message);
+  // The voice was resolved, then its model went (VOICES_DIR changed) before a worker took the request.
+  if (err instanceof SynthesisError && err.kind === 'UnknownVoiceError') return new AppError('voice_not_found', err.message);
   return err;
 }
 

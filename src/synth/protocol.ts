@@ -84,8 +84,11 @@ export interface SpeakResult extends RenderResult {
 
 export type PhonemizeResult =
   | { type: 'phonemized'; id: number; result: Phonemized }
-  /** The text says more than its limit once the lexicon is applied (a TextTooLongError, which would lose its class crossing threads). */
-  | { type: 'too-long'; id: number; message: string };
+  /**
+   * The request was refused (the text says more than its limit once the lexicon is applied, the voice is
+   * unknown): the error's name and message, which a thrown error would lose crossing threads.
+   */
+  | { type: 'refused'; id: number; name: string; message: string };
 
 export type WorkerResult = SpeakResult | PhonemizeResult;
 /** The answer to a task of type T. */

@@ -10,7 +10,7 @@ import { isLongReading } from './long-reading.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, NeuralRetain, StreamMessage } from './protocol.ts';
-import { ENGINES, isEngineId, isKnownVoice } from './registry.ts';
+import { ENGINES } from './registry.ts';
 import { type OutputFormat, type SpeechChunk, type SpeechRequest } from './speech.ts';
 
 export type { OutputFormat, SpeechChunk, SpeechRequest, WordTiming } from './speech.ts';
@@ -163,12 +163,9 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
   }
 
   async function phonemize(req: PhonemizeRequest): Promise<Phonemized> {
-    if (!isEngineId(req.voice.engine) || !isKnownVoice(req.voice)) {
-      throw new SynthesisError(`unknown voice ${req.voice.engine}/${req.voice.base}`, 'UnknownVoiceError');
-    }
     const neural = neuralModelsFor([req.voice]);
     const answer = await pool.run({ type: 'phonemize', id: nextId++, request: req, ...(neural ? { neural } : {}) });
-    if (answer.type === 'too-long') throw new SynthesisError(answer.message, 'TextTooLongError');
+    if (answer.type === 'refused') throw new SynthesisError(answer.message, answer.name);
     return answer.result;
   }
 

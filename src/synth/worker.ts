@@ -10,6 +10,7 @@ import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
 import { phonemizeText } from './phonemize.ts';
 import { TextTooLongError } from './text/spoken-length.ts';
+import { UnknownVoiceError } from './engine.ts';
 import type {
   ControlMessage,
   NeuralRetain,
@@ -192,7 +193,8 @@ export default async function handle<T extends WorkerTask>(task: T): Promise<Res
     try {
       return { type: 'phonemized', id: task.id, result: await phonemizeText(task.request) } as ResultOf<T>;
     } catch (err) {
-      if (err instanceof TextTooLongError) return { type: 'too-long', id: task.id, message: err.message } as ResultOf<T>;
+      if (err instanceof TextTooLongError || err instanceof UnknownVoiceError)
+        return { type: 'refused', id: task.id, name: err.name, message: err.message } as ResultOf<T>;
       throw err;
     }
   }

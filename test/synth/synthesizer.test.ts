@@ -123,6 +123,18 @@ describe('synthesizer', () => {
     // The worker survives errors.
     assert.ok((await all(s, { text: 'Fine.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' })).length > 44);
   });
+
+  test('a refused phonemize keeps its kind across the thread', async () => {
+    await assert.rejects(s.phonemize({ text: 'Hi.', voice: { engine: 'flite', base: 'nobody' } }), (err: Error & { kind?: string }) => {
+      assert.equal(err.kind, 'UnknownVoiceError');
+      assert.match(err.message, /unknown voice/);
+      return true;
+    });
+    await assert.rejects(s.phonemize({ text: 'word '.repeat(50), voice: { engine: 'flite', base: 'slt' }, maxChars: 20, lexicon: [] }), {
+      kind: 'TextTooLongError',
+    });
+    assert.ok((await s.phonemize({ text: 'Fine.', voice: { engine: 'flite', base: 'slt' } })).words.length > 0, 'the thread goes on');
+  });
 });
 
 test('with warm voices, ready comes before the other engines load, and a request for one of them waits for it', async () => {
