@@ -1,6 +1,7 @@
 // The voice forge's requests: a clone upload (multipart form fields) and a breeding (JSON). Pure: only TypeBox.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_NAME_CHARS, MAX_TRANSCRIPT_CHARS } from './field-limits.ts';
+import { MultipartUpload } from './multipart.ts';
 import { OwnedVoice } from './voices.ts';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -28,16 +29,11 @@ export const CloneFields = Type.Object({
 export type CloneFields = Static<typeof CloneFields>;
 
 /** The multipart form of POST /v1/forge/clone: the sample file and the text fields. */
-export const CloneUpload = Type.Composite([
-  Type.Object({
-    // Untyped on purpose: a file part arrives as bytes, which no JSON type describes.
-    audio: Type.Unsafe<Uint8Array>({
-      contentMediaType: 'application/octet-stream',
-      description: 'A speech sample of a few seconds or more (wav, mp3, ogg, flac; 10 MiB at most)',
-    }),
-  }),
+export const CloneUpload = MultipartUpload(
+  'audio',
+  'A speech sample of a few seconds or more (wav, mp3, ogg, flac; 10 MiB at most)',
   CloneFields,
-]);
+);
 export type CloneUpload = Static<typeof CloneUpload>;
 
 export const BreedBody = Type.Object(

@@ -2,6 +2,7 @@
 // client SDK and the dashboard share the shapes and the limits' defaults.
 import { Type, type Static } from '@sinclair/typebox';
 import { LexiconNames } from './lexicons.ts';
+import { MultipartUpload } from './multipart.ts';
 import { SPEECH_FORMATS, Speed, VoiceId } from './speech.ts';
 
 /** What a job's text is: the JSON body's `text_type`, or what an upload's file extension says. */
@@ -114,15 +115,11 @@ export const JobUploadFields = Type.Object(
 export type JobUploadFields = Static<typeof JobUploadFields>;
 
 /** The multipart form of POST /v1/jobs: the document in `file`, and the text fields. */
-export const JobUpload = Type.Composite([
-  Type.Object({
-    file: Type.Unsafe<Uint8Array>({
-      contentMediaType: 'application/octet-stream',
-      description: 'The document: .txt, .md, .html, .ssml or .epub (MAX_JOB_UPLOAD_MB, 50 MiB by default)',
-    }),
-  }),
+export const JobUpload = MultipartUpload(
+  'file',
+  'The document: .txt, .md, .html, .ssml or .epub (MAX_JOB_UPLOAD_MB, 50 MiB by default)',
   JobUploadFields,
-]);
+);
 export type JobUpload = Static<typeof JobUpload>;
 
 export const JobChapter = Type.Object({
