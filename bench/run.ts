@@ -4,7 +4,7 @@
 // (pocketsphinx), clone pace on new text and start-up time. Prints Markdown tables and writes bench/RESULTS.md.
 //   npm run bench                  the full run (about 6-7 minutes on 2 cores)
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
-//   npm run bench -- --only side-by-side   sections 16 and 17 alone (with --quick too); does not write RESULTS.md
+//   npm run bench -- --only side-by-side   sections 16, 17 and 18 alone (with --quick too); does not write RESULTS.md
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -26,6 +26,7 @@ import { fairness } from './sections/fairness.ts';
 import { jobsBench } from './sections/jobs.ts';
 import { streamsAtOnce } from './sections/streams-64.ts';
 import { sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
+import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
 import { startService, type BenchService } from './service.ts';
@@ -84,20 +85,22 @@ const done = (n: number, s: Section) => {
 const built = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))], { stdio: 'inherit' });
 if (built.status !== 0) throw new Error(`building the service failed (${built.status ?? built.signal})`);
 
-/** Sections 16 and 17 on a service of their own, with the bench's lifted limits (no cache, no per-key limit). */
+/** Sections 16-18 on a service of their own, with the bench's lifted limits (no cache, no per-key limit). */
 async function sideBySideSections(): Promise<void> {
   const own = await startService();
   try {
     const [tp, stalls] = await sideBySide({ base: own.base, key: own.key, pid: own.pid }, SIDE_BY_SIDE, log);
     done(16, tp);
     done(17, stalls);
+    log('18 CPU per second of audio: the service against the native program');
+    done(18, await cpuPerAudioSecond(own, SIDE_BY_SIDE.voice, SIDE_BY_SIDE.referenceVoice, quick ? 3 : 10));
   } finally {
     await own.stop();
   }
 }
 
 if (only === 'side-by-side') {
-  log('16 + 17: side by side with a spawn-per-request server, and stalls of many streams');
+  log('16-18: side by side with a spawn-per-request server, stalls of many streams, CPU per audio second');
   await sideBySideSections();
   agent.destroy();
   process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
@@ -191,7 +194,7 @@ try {
   agent.destroy();
 }
 
-log('16 + 17: side by side with a spawn-per-request server, and stalls of many streams');
+log('16-18: side by side with a spawn-per-request server, stalls of many streams, CPU per audio second');
 await sideBySideSections();
 agent.destroy();
 
