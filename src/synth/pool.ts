@@ -9,7 +9,7 @@ import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, t
 
 /** The pool's own settings, and what it hands every thread (WorkerSettings). */
 export interface PoolOptions extends WorkerSettings {
-  /** Threads; default defaultWorkers(). */
+  /** Threads; default os.availableParallelism(). */
   workers?: number;
   /**
    * Requests a thread interleaves (between sentences). More than one keeps a stalled slow client from
@@ -31,14 +31,6 @@ export interface PoolStats {
   longReadings: number[];
 }
 
-/**
- * A thread per core, and one more where there are several: long readings keep off one thread
- * (thread-balancer.ts), so with the extra one they still use every core.
- */
-export function defaultWorkers(cores = availableParallelism()): number {
-  return cores > 1 ? cores + 1 : 1;
-}
-
 export class SynthPool {
   private readonly piscina: Piscina<WorkerTask, WorkerResult>;
   private readonly size: number;
@@ -54,7 +46,7 @@ export class SynthPool {
 
   constructor(options: PoolOptions = {}) {
     const { workers, tasksPerWorker, warmAtOnce, ...settings } = options;
-    this.size = Math.max(1, Math.floor(workers ?? defaultWorkers()));
+    this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
     const perThread = Math.max(1, Math.floor(tasksPerWorker ?? 4));
     this.balancer = new ThreadBalancer(
       perThread,
@@ -72,7 +64,7 @@ export class SynthPool {
       loadBalancer: this.balancer.choose,
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: { ...settings, warmTurns, yieldToShortRequests: this.size > 1 } satisfies WorkerSettings,
+      workerData: { ...settings, warmTurns } satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;

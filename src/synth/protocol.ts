@@ -33,8 +33,6 @@ export interface SpeakTask {
   stallTimeoutMs: number;
   /** The neural models the request's voices use, as the main thread knows them now (VOICES_DIR changes at run time). */
   neural?: NeuralModels;
-  /** A long reading or a background job (long-reading.ts): the thread lowers its priority for it (thread-priority.ts). */
-  long?: boolean;
 }
 
 /** POST /v1/phonemize: the normalized text and each word's phonemes (one answer, no port). */
@@ -74,11 +72,6 @@ export interface WorkerSettings {
   flite?: CompiledFlite;
   /** espeak-ng's data, read once by the main thread and shared by every thread (see espeak/module.ts). */
   espeakData?: EspeakData;
-  /**
-   * A thread lowers its priority for good when it takes a long reading (thread-priority.ts): set by a pool of
-   * several threads, whose balancer keeps one thread free of them.
-   */
-  yieldToShortRequests?: boolean;
   /** The threads' turns at warming up (see warm-turns.ts); without, a thread warms at once. */
   warmTurns?: WarmTurnsShared;
 }

@@ -122,7 +122,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     const long = options.background === true || isLongReading(req.text.length);
     const neural = neuralModelsFor([req.voice, ...(req.voices ?? []).map((v) => v.spec)]);
     const task = pool.run(
-      { type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs, long, ...(neural ? { neural } : {}) },
+      { type: 'speak', id, request, port: port2, maxUnackedSeconds, stallTimeoutMs, ...(neural ? { neural } : {}) },
       [port2],
       long,
     );

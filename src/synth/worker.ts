@@ -5,7 +5,6 @@ import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteLibrary } from './engines/flite/library.ts';
 import { isLongReading } from './long-reading.ts';
-import { lowerThreadPriority } from './thread-priority.ts';
 import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -97,12 +96,8 @@ function transferable(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes.slice();
 }
 
-/** Whether this thread has taken a long reading and given way to the pool's short requests. */
-let yielded = false;
-
 async function speak(task: SpeakTask): Promise<SpeakResult> {
   const { id, port } = task;
-  if (task.long && settings.yieldToShortRequests && !yielded) yielded = lowerThreadPriority();
   const controller = new AbortController();
   let acked = 0;
   let sent = 0;
@@ -162,7 +157,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
       checkpoint: drain,
-      turn: () => turns.take({ firstAudioAt, sentSeconds: sent, longReading: task.long ?? isLongReading(task.request.text.length) }),
+      turn: () => turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) }),
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
