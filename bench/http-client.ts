@@ -2,6 +2,7 @@
 // node:http rather than fetch: the load driver shares two cores with the server, and its own cost
 // (web streams per response) would show up in the server's numbers.
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { FORMATS } from '../src/audio/encoders/index.ts';
 
 export const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -56,6 +57,9 @@ export function request(url: string, options: RequestOptions = {}): Promise<Time
     req.end(options.body);
   });
 }
+
+/** Bytes per second of /v1/speak's pcm: 16-bit mono at the service's output rate. */
+export const PCM_BYTES_PER_SECOND = FORMATS.pcm.sampleRate * 2;
 
 /** POST /v1/speak with the key. */
 export function speak(base: string, key: string, body: { text: string; voice_id?: string; format?: string }): Promise<Timed> {

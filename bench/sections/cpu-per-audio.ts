@@ -7,7 +7,7 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { speak } from '../http-client.ts';
+import { speak, PCM_BYTES_PER_SECOND } from '../http-client.ts';
 import { cpuSeconds, ownCpuSecondsWithChildren } from '../proc.ts';
 import type { Section } from '../report.ts';
 import { FLITE_PROGRAM } from '../spawn-reference.ts';
@@ -15,8 +15,6 @@ import { fixed, median } from '../stats.ts';
 import { ONE_SENTENCE, PARAGRAPH_2000 } from '../texts.ts';
 
 const run = promisify(execFile);
-/** /v1/speak's pcm: 16-bit mono at 24 kHz. */
-const PCM_BYTES_PER_SECOND = 24_000 * 2;
 const WAV_HEADER_BYTES = 44;
 const TARGET_RATIO = 1.1;
 /** Audio the service speaks before the measured runs. */

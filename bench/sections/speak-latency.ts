@@ -1,10 +1,8 @@
 // Section 2: POST /v1/speak time to first byte and total time, per voice, format and text length.
-import { speak } from '../http-client.ts';
+import { speak, PCM_BYTES_PER_SECOND } from '../http-client.ts';
 import type { Section } from '../report.ts';
 import { fixed, ms, percentile } from '../stats.ts';
 import { ONE_SENTENCE, PARAGRAPH_2000, VOICES } from '../texts.ts';
-
-const PCM_BYTES_PER_SECOND = 24_000 * 2;
 
 interface Cell {
   voice: string;
