@@ -49,6 +49,16 @@ function isPermanent(err: unknown): err is AppError {
   return err instanceof AppError && err.status < 500 && err.code !== 'concurrency_limited' && err.code !== 'rate_limited';
 }
 
+/**
+ * What a cancelled job's work on this node is aborted with. It ends that work quietly: the job is being deleted,
+ * and marking it failed first would end its event stream with "failed" instead of "cancelled".
+ */
+class JobCancelled extends AppError {
+  constructor() {
+    super('job_not_found', 'the job was cancelled');
+  }
+}
+
 export class JobRunner {
   /** Work this node has under way, per job, so a cancel reaches it. */
   private readonly inFlight = new Map<string, Set<AbortController>>();
@@ -88,7 +98,7 @@ export class JobRunner {
 
   /** Stops this node's work on a job and drops its waiting tasks (the job is being deleted). */
   async cancel(job: JobRow): Promise<void> {
-    for (const abort of this.inFlight.get(job.id) ?? []) abort.abort(new AppError('job_not_found', 'the job was cancelled'));
+    for (const abort of this.inFlight.get(job.id) ?? []) abort.abort(new JobCancelled());
     const tasks: JobTask[] = [];
     for (let n = job.pieces_done; n < job.pieces_queued; n++) tasks.push({ kind: 'piece', jobId: job.id, n });
     for (let n = 0; n < job.chapters; n++) tasks.push({ kind: 'chapter', jobId: job.id, n });
@@ -111,7 +121,7 @@ export class JobRunner {
   private async abortIfGone(jobId: string): Promise<void> {
     const job = await this.deps.store.job(jobId).catch(() => undefined);
     if (isActive(job)) return;
-    for (const abort of this.inFlight.get(jobId) ?? []) abort.abort(new AppError('job_not_found', 'the job was cancelled'));
+    for (const abort of this.inFlight.get(jobId) ?? []) abort.abort(new JobCancelled());
   }
 
   /** Runs `work` with a signal that aborts when the queue closes or the job is cancelled. */
@@ -124,6 +134,10 @@ export class JobRunner {
     set.add(abort);
     try {
       return await work(abort.signal);
+    } catch (err) {
+      // Whatever the work failed with once it was cancelled (an engine's own abort error, a closed stream), it was the cancel.
+      if (abort.signal.reason instanceof JobCancelled) throw abort.signal.reason;
+      throw err;
     } finally {
       queueSignal.removeEventListener('abort', onQueueAbort);
       set.delete(abort);
@@ -132,9 +146,14 @@ export class JobRunner {
   }
 
   private async handle(task: JobTask, signal: AbortSignal): Promise<void> {
-    if (task.kind === 'piece') return this.renderPiece(task.jobId, task.n, signal);
-    if (task.kind === 'chapter') return this.encodeChapter(task.jobId, task.n, signal);
-    return this.assembleBook(task.jobId, signal);
+    try {
+      if (task.kind === 'piece') return await this.renderPiece(task.jobId, task.n, signal);
+      if (task.kind === 'chapter') return await this.encodeChapter(task.jobId, task.n, signal);
+      return await this.assembleBook(task.jobId, signal);
+    } catch (err) {
+      if (err instanceof JobCancelled) return;
+      throw err;
+    }
   }
 
   private async renderPiece(jobId: string, n: number, queueSignal: AbortSignal): Promise<void> {
@@ -163,7 +182,7 @@ export class JobRunner {
           ),
         );
       } catch (err) {
-        if (queueSignal.aborted) throw err;
+        if (queueSignal.aborted || err instanceof JobCancelled) throw err;
         if (!isActive(await store.job(jobId))) return;
         metrics.observeJobPiece('failed');
         if (isPermanent(err)) return this.failJob(jobId, `piece ${n} could not be spoken: ${err.message}`);

@@ -39,12 +39,17 @@ export interface Store {
  * turns and each migration runs once.
  */
 export async function migrate(db: Db, schema?: string): Promise<void> {
+  const giveUpAt = Date.now() + DROPPED_ELSEWHERE_BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
     const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
     const { error, results } = await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === 'Error');
     if (!error && !failed) return;
-    if (schema && !results && attempt < DROPPED_ELSEWHERE_TRIES && droppedElsewhere(error, schema)) continue;
+    if (schema && !results && Date.now() < giveUpAt && droppedElsewhere(error, schema)) {
+      // Drops elsewhere come in bursts (a teardown, a deployment removed): wait them out rather than spin through them.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20 * 2 ** attempt, 500)));
+      continue;
+    }
     const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
     throw new Error(`Database migration failed: ${reason}`, { cause: error });
   }
@@ -56,9 +61,10 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
  * else drops while that query runs (another deployment's, a test's) fails it with "schema / relation / column
  * ... does not exist", although nothing of ours is wrong. Only that bookkeeping phase is retried (the migrator
  * returns no per-migration results then); a migration of ours that fails is reported at once.
- * Measured: 4 of 20 migrations failed while 30 other schemas were dropped.
+ * Measured: 4 of 20 migrations failed while 30 other schemas were dropped; ten immediate retries were not enough
+ * (2 runs of 6 still failed while the drops went on), so it retries with a growing pause for up to 30 s.
  */
-const DROPPED_ELSEWHERE_TRIES = 10;
+const DROPPED_ELSEWHERE_BUDGET_MS = 30_000;
 const DROPPED_OBJECT_CODES = new Set(['3F000', '42P01', '42703']);
 
 function droppedElsewhere(error: unknown, schema: string): boolean {
