@@ -34,8 +34,8 @@ export interface SideBySideOptions {
 
 /** Longer than this, a gap in playback counts as a stall a listener hears. */
 const STALL_MS = 150;
-/** Pause between the short-sentence prober's requests (it adds a little load to both servers alike). */
-const PROBE_GAP_MS = 200;
+/** Interval of the short-sentence prober's requests (it adds a little load to both servers alike). */
+const PROBE_EVERY_MS = 250;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A 2 000-character text no earlier request had: its own tag in front, cut back to 2 000. */
@@ -113,12 +113,22 @@ async function measure(
         let errors = 0;
         let loading = true;
         const shortFirst: number[] = [];
+        // Open loop: a short request every PROBE_EVERY_MS whatever the last one's answer, so both servers get
+        // the same short load (a closed loop gave the server that answers sooner more of it to render).
+        const probes: Promise<void>[] = [];
         const prober = (async () => {
           while (loading) {
-            const r = await one(server, shortText(n++)).catch(() => ({ ok: false, firstMs: Number.NaN }));
-            if (r.ok && loading) shortFirst.push(r.firstMs);
-            await sleep(PROBE_GAP_MS);
+            probes.push(
+              one(server, shortText(n++)).then(
+                (r) => {
+                  if (r.ok && loading) shortFirst.push(r.firstMs);
+                },
+                () => undefined,
+              ),
+            );
+            await sleep(PROBE_EVERY_MS);
           }
+          await Promise.all(probes);
         })();
         const t0 = performance.now();
         await Promise.all(
@@ -211,7 +221,7 @@ async function measure(
         `Debian's /usr/bin/flite -voice ${options.referenceVoice} per request and answers with its WAV. Every text is new (a tag in front, 2 000 characters).`,
         `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The two servers' windows`,
         `alternate (${options.rounds} rounds per level, the first server alternating), and the ratio is taken per round: median (min–max).`,
-        `Meanwhile one client asks the same server for a new short sentence every ${PROBE_GAP_MS} ms after the last one ended: its first audio`,
+        `Meanwhile a prober asks the same server for a new short sentence every ${PROBE_EVERY_MS} ms (open loop: the same short load on both): its first audio`,
         `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
         'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',
       ],

@@ -121,6 +121,11 @@ export class Metrics {
     gauge('voxsmith_synthesis_queue_depth', 'Synthesis tasks waiting for a worker', () => this.poolSource?.().queued ?? 0);
     gauge('voxsmith_synthesis_running', 'Synthesis tasks being rendered by a worker now', () => this.poolSource?.().running ?? 0);
     gauge('voxsmith_synthesis_workers', 'Worker threads in the synthesis pool', () => this.poolSource?.().workers ?? 0);
+    total(
+      'voxsmith_synthesis_long_pauses_total',
+      "Times a long reading's thread paused so a short request's first audio had a core",
+      () => this.poolSource?.().longPauses ?? 0,
+    );
     gauge(
       'voxsmith_synthesis_slots',
       'Syntheses the fair queue lets run at once (workers x SYNTHESIS_SLOTS_PER_WORKER)',

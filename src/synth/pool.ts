@@ -3,13 +3,14 @@ import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../sibling-module.ts';
+import { createCoreYield, hasSpareThread, pausesSoFar, type CoreYieldShared } from './core-yield.ts';
 import { ThreadBalancer, type Placement } from './thread-balancer.ts';
 import { createWarmTurns } from './warm-turns.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
 
 /** The pool's own settings, and what it hands every thread (WorkerSettings). */
 export interface PoolOptions extends WorkerSettings {
-  /** Threads; default os.availableParallelism(). */
+  /** Threads; default defaultWorkers(cores). */
   workers?: number;
   /**
    * Requests a thread interleaves (between sentences). More than one keeps a stalled slow client from
@@ -18,6 +19,13 @@ export interface PoolOptions extends WorkerSettings {
   tasksPerWorker?: number;
   /** Threads that warm up at once (see warm-turns.ts); default one less than the cores, at least one. */
   warmAtOnce?: number;
+  /** Cores the threads share; default os.availableParallelism(). More threads than cores keeps one for short requests (core-yield.ts). */
+  cores?: number;
+}
+
+/** The default thread count: one per core, and one for short requests beside long readings (core-yield.ts). */
+export function defaultWorkers(cores = availableParallelism()): number {
+  return cores + 1;
 }
 
 /** A task as the balancer sees it: piscina's queue options under its symbol. */
@@ -29,6 +37,8 @@ export interface PoolStats {
   workers: number;
   /** Long readings running on each thread, busiest first (threads without any left out). */
   longReadings: number[];
+  /** Times a long reading's thread has paused for a short request's first audio (core-yield.ts). */
+  longPauses: number;
 }
 
 export class SynthPool {
@@ -43,18 +53,22 @@ export class SynthPool {
   private closed = false;
   private readonly balancer: ThreadBalancer;
   private nextTaskId = 1;
+  private readonly coreYield: CoreYieldShared;
 
   constructor(options: PoolOptions = {}) {
-    const { workers, tasksPerWorker, warmAtOnce, ...settings } = options;
-    this.size = Math.max(1, Math.floor(workers ?? availableParallelism()));
+    const { workers, tasksPerWorker, warmAtOnce, cores: coresOption, ...settings } = options;
+    const cores = Math.max(1, Math.floor(coresOption ?? availableParallelism()));
+    this.size = Math.max(1, Math.floor(workers ?? defaultWorkers(cores)));
     const perThread = Math.max(1, Math.floor(tasksPerWorker ?? 4));
+    this.coreYield = createCoreYield(this.size, cores);
     this.balancer = new ThreadBalancer(
       perThread,
       (task) => (task as PiscinaTaskOptions)[Piscina.queueOptionsSymbol] ?? undefined,
       (threadId) => this.readyThreads.has(threadId),
+      hasSpareThread(this.size, cores),
     );
     // One core is left to the main thread while the threads warm up (see warm-turns.ts).
-    const warmTurns = createWarmTurns(this.size, warmAtOnce ?? availableParallelism() - 1);
+    const warmTurns = createWarmTurns(this.size, warmAtOnce ?? cores - 1);
     this.piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: siblingModule(import.meta.url, 'worker'),
       minThreads: this.size,
@@ -64,7 +78,7 @@ export class SynthPool {
       loadBalancer: this.balancer.choose,
       // Tasks are long and asynchronous; Atomics.wait between them would block acks and cancels.
       atomics: 'disabled',
-      workerData: { ...settings, warmTurns } satisfies WorkerSettings,
+      workerData: { ...settings, warmTurns, coreYield: this.coreYield } satisfies WorkerSettings,
     });
     this.piscina.on('message', (msg: unknown) => {
       if (!isWorkerEvent(msg)) return;
@@ -129,7 +143,9 @@ export class SynthPool {
     this.inFlight++;
     const id = this.nextTaskId++;
     // Piscina hands the queue options to the balancer; a symbol key does not travel to the thread.
-    const placed = { ...task, [Piscina.queueOptionsSymbol]: { long, id } satisfies Placement };
+    // A speak task's thread reads the placement too (it steps aside for short requests when long).
+    const sent: WorkerTask = task.type === 'speak' ? { ...task, long } : task;
+    const placed = { ...sent, [Piscina.queueOptionsSymbol]: { long, id } satisfies Placement };
     const p = this.piscina.run(placed, { transferList }) as Promise<ResultOf<T>>;
     const ended = (): void => {
       this.inFlight--;
@@ -146,6 +162,7 @@ export class SynthPool {
       running: Math.max(0, this.inFlight - queued),
       workers: this.piscina.threads.length,
       longReadings: [...this.balancer.longReadings().values()].sort((a, b) => b - a),
+      longPauses: pausesSoFar(this.coreYield),
     };
   }
 

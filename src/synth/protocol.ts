@@ -4,6 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { EspeakData } from './engines/espeak/module.ts';
 import type { WarmTurnsShared } from './warm-turns.ts';
+import type { CoreYieldShared } from './core-yield.ts';
 import type { CompiledFlite } from './engines/flite/compiled.ts';
 import type { NeuralModels } from './neural-models.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
@@ -31,6 +32,8 @@ export interface SpeakTask {
   maxUnackedSeconds: number;
   /** Give up when the consumer acks nothing for this long while the worker waits (a vanished client). */
   stallTimeoutMs: number;
+  /** Placed as a long reading (a long text, or a job's piece): it steps aside for short requests (core-yield.ts). */
+  long?: boolean;
   /** The neural models the request's voices use, as the main thread knows them now (VOICES_DIR changes at run time). */
   neural?: NeuralModels;
 }
@@ -74,6 +77,8 @@ export interface WorkerSettings {
   espeakData?: EspeakData;
   /** The threads' turns at warming up (see warm-turns.ts); without, a thread warms at once. */
   warmTurns?: WarmTurnsShared;
+  /** Long readings stepping aside for short requests' first audio (see core-yield.ts); without, they never do. */
+  coreYield?: CoreYieldShared;
 }
 
 /** A speak task's end: what the render loop reports of the request. */

@@ -36,6 +36,12 @@ export class ThreadBalancer {
      * would make its task wait for the rest of the warm-up.
      */
     private readonly isWarm: (threadId: number) => boolean = () => true,
+    /**
+     * Keep one thread free of long readings (the pool has a thread beyond the cores, see core-yield.ts): a
+     * short request there starts at once instead of after the long piece under way, and the long readings
+     * still have a thread per core.
+     */
+    private readonly keepOneForShort = false,
   ) {}
 
   /** Piscina's loadBalancer: the thread for `task`, or null to keep it queued until one frees up. */
@@ -43,8 +49,12 @@ export class ThreadBalancer {
     const placement = this.placementOf(task);
     const withRoom = threads.filter((t) => t.currentUsage < this.maxPerThread);
     const warm = withRoom.filter((t) => this.isWarm(t.id));
-    const open = warm.length > 0 ? warm : withRoom;
     const longs = (t: Thread): number => this.longOn.get(t.id) ?? 0;
+    let open = warm.length > 0 ? warm : withRoom;
+    if (placement?.long && this.keepOneForShort && threads.length > 1) {
+      const threadsWithLongs = threads.filter((t) => longs(t) > 0).length;
+      if (threadsWithLongs >= threads.length - 1) open = open.filter((t) => longs(t) > 0);
+    }
     // Slots long readings may hold together: all but one thread's worth (counted over all threads).
     const longRoom = (threads.length - 1) * this.maxPerThread;
     if (placement?.long && threads.length > 1 && this.threadOf.size >= longRoom) return null;

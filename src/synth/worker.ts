@@ -25,6 +25,7 @@ import type {
 import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';
+import { CoreYield } from './core-yield.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 import type { MarkTiming, WordTiming } from './speech.ts';
 
@@ -57,6 +58,7 @@ function announce(event: WorkerEvent): void {
 }
 
 const warmTurns = settings.warmTurns ? new WarmTurns(settings.warmTurns) : undefined;
+const coreYield = settings.coreYield ? new CoreYield(settings.coreYield) : undefined;
 
 // Started at import so the pool can report readiness before any request; warm-up spares the first
 // request the slow, not yet optimised first runs of the wasm code. Threads take turns (warm-turns.ts).
@@ -104,6 +106,10 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   /** When the first audio went out: the listener's playback runs from there (the turn order reads it). */
   let firstAudioAt: number | undefined;
   let wake: (() => void) | undefined;
+  const long = task.long ?? isLongReading(task.request.text.length);
+  // A long reading steps aside for short requests' first audio; a short request counts until its first audio.
+  const longEnded = long ? coreYield?.longStarted() : undefined;
+  const firstAudio = long ? undefined : coreYield?.shortStarted();
 
   const onControl = (msg: ControlMessage): void => {
     if (msg.type === 'ack') acked += msg.seconds;
@@ -147,7 +153,13 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     const owned = transferable(bytes);
     post({ type: 'chunk', id, bytes: owned, seconds, ...(words ? { words } : {}), ...(marks ? { marks } : {}) }, [owned.buffer]);
     sent += seconds;
-    if (seconds > 0) firstAudioAt ??= performance.now();
+    if (seconds > 0 && firstAudioAt === undefined) {
+      firstAudioAt = performance.now();
+      firstAudio?.();
+    }
+  };
+  const stepAside = (): void => {
+    if (long) coreYield?.stepAside();
   };
 
   port.on('message', onControl);
@@ -156,8 +168,15 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   try {
     const result = await renderSpeech(task.request, {
       signal: controller.signal,
-      checkpoint: drain,
-      turn: () => turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) }),
+      checkpoint: () => {
+        drain();
+        stepAside();
+      },
+      turn: async () => {
+        const turn = await turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) });
+        stepAside();
+        return turn;
+      },
       emit: async (bytes, seconds, words, marks) => {
         await waitForCredit();
         if (controller.signal.aborted) return;
@@ -182,6 +201,8 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
     post({ type: 'error', id, message: e.message, name: e.name });
     return { type: 'spoken', id, seconds: 0, sentences: 0, cancelled: controller.signal.aborted };
   } finally {
+    firstAudio?.();
+    longEnded?.();
     port.off('message', onControl);
     port.off('close', onClose);
   }

@@ -94,7 +94,7 @@ function listen(port: MessageChannel['port1']) {
 }
 
 test('two long readings alone take both threads, and a short request arriving meanwhile ends before either', async () => {
-  const pool = new SynthPool({ workers: 2 });
+  const pool = new SynthPool({ workers: 2, cores: 2 });
   try {
     await pool.ready();
     const reading = (id: number) => {
@@ -123,6 +123,46 @@ test('two long readings alone take both threads, and a short request arriving me
     const [ra, rb] = await Promise.all([a.run, b.run]);
     assert.ok(ra.cancelled && rb.cancelled, 'cancelled, not finished');
     for (const c of [a.channel, b.channel, s]) c.port1.close();
+  } finally {
+    await pool.close();
+  }
+});
+
+test('with a thread beyond the cores: long readings take a thread per core, and step aside while short requests start on the third', async () => {
+  const pool = new SynthPool({ workers: 3, cores: 2 });
+  try {
+    await pool.ready();
+    const reading = (id: number) => {
+      const channel = new MessageChannel();
+      const task = speakTask(id, channel.port2);
+      task.request = { ...task.request, text: 'The keeper climbed the stairs, lit the lamp, and watched the ships come home. '.repeat(60) };
+      const heard = listen(channel.port1);
+      return { id, channel, heard, run: pool.run(task, [channel.port2], true) };
+    };
+    const readings = [reading(1), reading(2), reading(3)];
+    await Promise.all(readings.map((r) => r.heard.firstChunk));
+    assert.deepEqual(pool.stats().longReadings, [2, 1], 'three long readings on two threads: the third thread is kept for short requests');
+    assert.equal(pool.stats().longPauses, 0, 'nobody paused while no short request came');
+
+    for (let i = 0; i < 5; i++) {
+      const s = new MessageChannel();
+      const short = listen(s.port1);
+      const task = speakTask(10 + i, s.port2);
+      task.request = { ...task.request, text: `Please call the front desk when visitor ${i} arrives.` };
+      const result = await pool.run(task, [s.port2]);
+      await short.done;
+      assert.ok(result.seconds > 1, `${result.seconds} s of audio`);
+      s.port1.close();
+    }
+    assert.ok(pool.stats().longPauses > 0, 'a long reading paused for a short request');
+    assert.ok(
+      readings.every((r) => !r.heard.ended),
+      'the long readings still going',
+    );
+    for (const r of readings) r.channel.port1.postMessage({ type: 'cancel', id: r.id });
+    const results = await Promise.all(readings.map((r) => r.run));
+    assert.ok(results.every((r) => r.cancelled));
+    for (const r of readings) r.channel.port1.close();
   } finally {
     await pool.close();
   }

@@ -8,9 +8,14 @@ interface FakeThread {
 }
 
 /** A pool of `n` fake threads whose usage follows what the balancer places and releases. */
-function pool(n: number, perThread = 4) {
+function pool(n: number, perThread = 4, keepOneForShort = false) {
   const threads: FakeThread[] = Array.from({ length: n }, (_, i) => ({ id: i + 1, currentUsage: 0 }));
-  const balancer = new ThreadBalancer(perThread, (task) => (task as { placement: Placement }).placement);
+  const balancer = new ThreadBalancer(
+    perThread,
+    (task) => (task as { placement: Placement }).placement,
+    () => true,
+    keepOneForShort,
+  );
   const where = new Map<number, FakeThread>();
   let next = 1;
   return {
@@ -101,4 +106,23 @@ test('tasks go to warm threads while one has room, and to a warming thread only 
   assert.equal(place(3), 1, 'the warm thread is full: the warming one');
   warm.add(1);
   assert.equal(place(4), 1);
+});
+
+test('with a thread beyond the cores, long readings spread over all threads but one, and short requests go to that one', () => {
+  const p = pool(3, 8, true);
+  const longs = Array.from({ length: 6 }, () => p.place(true));
+  const used = new Set(longs.map((l) => l.thread));
+  assert.equal(used.size, 2, 'two threads carry the long readings');
+  const free = [1, 2, 3].find((t) => !used.has(t));
+  assert.equal(p.place(false).thread, free, 'a short request goes to the thread without long readings');
+  // Once the long readings of one thread end, new ones take a free thread again, but never the last one.
+  let running = longs.filter((l) => l.thread !== longs[0].thread);
+  for (const l of longs.filter((l) => l.thread === longs[0].thread)) p.end(l.id);
+  running = running.concat(Array.from({ length: 4 }, () => p.place(true)));
+  assert.ok(running.every((l) => l.thread !== null));
+  assert.equal(new Set(running.map((l) => l.thread)).size, 2, 'still two threads carry them');
+  const kept = pool(2, 8, true);
+  kept.place(true);
+  const second = kept.place(true);
+  assert.equal(second.thread, kept.place(true).thread, 'of two threads, one carries every long reading');
 });
