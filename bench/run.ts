@@ -32,6 +32,7 @@ import { wordErrorRate } from './sections/wer.ts';
 import { startService, type BenchService } from './service.ts';
 import { fixed } from './stats.ts';
 import { VOICES } from './texts.ts';
+import { defaultWorkers } from '../src/synth/pool.ts';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick
@@ -188,7 +189,7 @@ try {
 log("15 long-form jobs: a 100 000-character book, and a sentence's first audio while it renders");
 const books = await startService({ env: {}, keys: 1 });
 try {
-  done(15, await jobsBench(books.base, books.keys[0] as string, VOICES[0], availableParallelism(), SETTINGS.runs));
+  done(15, await jobsBench(books.base, books.keys[0] as string, VOICES[0], defaultWorkers(), SETTINGS.runs));
 } finally {
   await books.stop();
   agent.destroy();
@@ -225,7 +226,7 @@ if (!quick) {
     '# Voxsmith benchmark results',
     '',
     'Produced by `npm run bench` (bench/run.ts): the real service (`npm start`: the compiled dist/) in its own process with a fresh',
-    `SQLite data folder, default WORKERS (one per core), RATE_LIMIT_PER_MINUTE raised, driven over loopback by`,
+    `SQLite data folder, default WORKERS (one per core and one more), RATE_LIMIT_PER_MINUTE raised, driven over loopback by`,
     `the bench process (which shares the same cores). Event-loop probe: GET ${PROBE_PATH}.`,
     '',
     ...header.map((l) => `${l}  `),
