@@ -201,7 +201,18 @@ async function buildServices(config: Readonly<Config>, app: FastifyInstance, opt
     scheduler,
     cache,
   });
-  const jobs = await startJobs({ config, app, store, speech, sharedState, metrics, shutdown, workers, redisPrefix: options.redisPrefix });
+  const jobs = await startJobs({
+    config,
+    app,
+    store,
+    speech,
+    sharedState,
+    metrics,
+    shutdown,
+    workers,
+    coreYield: synthesizer.coreYield,
+    redisPrefix: options.redisPrefix,
+  });
   const apiKeys = new ApiKeyService(db, store.dialect, sharedState);
   const wyomingLink = new WyomingLink(db, config.wyomingApiKey === null ? null : await wyomingKey(apiKeys, config.wyomingApiKey));
   return {

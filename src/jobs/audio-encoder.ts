@@ -5,7 +5,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { SpeechFormat } from '../schemas/speech.ts';
 import { siblingModule } from '../sibling-module.ts';
-import type { EncodeInput, EncodeOutput, EncodeResult, EncodeTask } from './encode-protocol.ts';
+import type { CoreYieldShared } from '../synth/core-yield.ts';
+import type { EncodeInput, EncodeOutput, EncodeResult, EncodeTask, EncodeWorkerData } from './encode-protocol.ts';
 
 /** What an encoding reads: PCM (16-bit, 24 kHz) or a stretch of silence. */
 export type PcmSource = AsyncIterable<{ pcm: Uint8Array } | { silence: number }>;
@@ -13,7 +14,8 @@ export type PcmSource = AsyncIterable<{ pcm: Uint8Array } | { silence: number }>
 export class AudioEncoder {
   private readonly piscina: Piscina<EncodeTask, EncodeResult>;
 
-  constructor(threads = 1) {
+  /** `coreYield`: the synthesis pool's counts; with them, an encoding steps aside for short requests' first audio. */
+  constructor(threads = 1, coreYield?: CoreYieldShared) {
     this.piscina = new Piscina<EncodeTask, EncodeResult>({
       filename: siblingModule(import.meta.url, 'encode-worker'),
       minThreads: 0,
@@ -22,6 +24,7 @@ export class AudioEncoder {
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
       atomics: 'disabled',
+      workerData: { coreYield } satisfies EncodeWorkerData,
     });
   }
 

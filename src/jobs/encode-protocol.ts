@@ -1,6 +1,13 @@
 // What the job encoder's main side and its thread say to each other (encode-worker.ts, audio-encoder.ts).
 import type { MessagePort } from 'node:worker_threads';
 import type { SpeechFormat } from '../schemas/speech.ts';
+import type { CoreYieldShared } from '../synth/core-yield.ts';
+
+/** What every encoder thread is handed. */
+export interface EncodeWorkerData {
+  /** The synthesis pool's counts: an encoding is long work that steps aside for short requests (core-yield.ts). */
+  coreYield: CoreYieldShared | undefined;
+}
 
 /** One encoding: 16-bit PCM at 24 kHz in (through `port`), the format's bytes out. */
 export interface EncodeTask {

@@ -6,7 +6,17 @@ import { buildInfoFrame, LAME_ENCODER_DELAY, parseMp3FrameHeader } from '../audi
 import { EMPTY } from '../audio/encoders/types.ts';
 import { wavHeader } from '../audio/encoders/wav.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
-import type { EncodeInput, EncodeOutput, EncodeResult, EncodeTask } from './encode-protocol.ts';
+import { workerData } from 'node:worker_threads';
+import { CoreYield } from '../synth/core-yield.ts';
+import type { EncodeInput, EncodeOutput, EncodeResult, EncodeTask, EncodeWorkerData } from './encode-protocol.ts';
+
+const shared = (workerData as EncodeWorkerData | undefined)?.coreYield;
+const coreYield = shared ? new CoreYield(shared) : undefined;
+/**
+ * Samples encoded between checks for a short request waiting on the synthesis threads (one second: a few
+ * milliseconds of MP3 encoding). A chapter's encoding is long work like a long reading, and steps aside likewise.
+ */
+const BLOCK = OUTPUT_RATE;
 
 /** Bytes of FLAC's "fLaC" marker, metadata block header and STREAMINFO block. */
 const FLAC_STREAMINFO_END = 42;
@@ -47,7 +57,23 @@ export default async function encode(task: EncodeTask): Promise<EncodeResult> {
       bytes.length > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [],
     );
   };
-  const write = (x: Float32Array): Uint8Array => encoder.write(resampler ? resampler.process(x) : x);
+  const encodeBlock = (x: Float32Array): Uint8Array => encoder.write(resampler ? resampler.process(x) : x);
+  const write = (x: Float32Array): Uint8Array => {
+    const parts: Uint8Array[] = [];
+    for (let at = 0; at < x.length; at += BLOCK) {
+      coreYield?.stepAside();
+      parts.push(encodeBlock(x.subarray(at, at + BLOCK)));
+    }
+    if (parts.length === 1) return parts[0];
+    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let offset = 0;
+    for (const p of parts) {
+      joined.set(p, offset);
+      offset += p.length;
+    }
+    return joined;
+  };
+  const longEnded = coreYield?.longStarted();
 
   await new Promise<void>((resolve, reject) => {
     // The main side gave up on this encoding (an error, a cancelled job): the thread must not wait for ever.
@@ -75,6 +101,7 @@ export default async function encode(task: EncodeTask): Promise<EncodeResult> {
       }
     });
   }).finally(() => {
+    longEnded?.();
     resampler?.dispose();
     port.close();
   });

@@ -9,6 +9,7 @@ import type { Store } from '../store/database.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
 import type { Shutdown } from '../shutdown.ts';
 import { AudioEncoder } from './audio-encoder.ts';
+import type { CoreYieldShared } from '../synth/core-yield.ts';
 import { DocumentReader } from './document-reader.ts';
 import { JobRunner } from './job-runner.ts';
 import { JobService } from './job-service.ts';
@@ -30,6 +31,8 @@ export interface JobsSetup {
   shutdown: Shutdown;
   /** Synthesis threads of this node. */
   workers: number;
+  /** The synthesis pool's counts by which long work steps aside for short requests (the encoder joins them). */
+  coreYield?: CoreYieldShared;
   redisPrefix?: string;
 }
 
@@ -57,7 +60,7 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
   const window = Math.max(16, 4 * concurrency);
   const queue = await openQueue(config, { concurrency, attempts: ATTEMPTS, backoffMs: BACKOFF_MS }, setup.redisPrefix);
   const jobStore = new JobStore(store.db, store.dialect);
-  const encoder = new AudioEncoder();
+  const encoder = new AudioEncoder(1, setup.coreYield);
   const reader = new DocumentReader();
   shutdown.add('workers', 'job threads', () => Promise.all([encoder.close(), reader.close()]));
   const runner = new JobRunner({

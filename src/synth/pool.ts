@@ -53,7 +53,8 @@ export class SynthPool {
   private closed = false;
   private readonly balancer: ThreadBalancer;
   private nextTaskId = 1;
-  private readonly coreYield: CoreYieldShared;
+  /** The counts by which long work steps aside for short requests (core-yield.ts); other long work may join. */
+  readonly coreYield: CoreYieldShared;
 
   constructor(options: PoolOptions = {}) {
     const { workers, tasksPerWorker, warmAtOnce, cores: coresOption, ...settings } = options;

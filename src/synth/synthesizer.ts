@@ -8,6 +8,7 @@ import { readEspeakData } from './engines/espeak/module.ts';
 import { compileFlite } from './engines/flite/compiled.ts';
 import { isLongReading } from './long-reading.ts';
 import { SynthPool, type PoolOptions, type PoolStats } from './pool.ts';
+import type { CoreYieldShared } from './core-yield.ts';
 import type { Phonemized, PhonemizeRequest } from './phonemize.ts';
 import type { ControlMessage, NeuralRetain, StreamMessage } from './protocol.ts';
 import { ENGINES } from './registry.ts';
@@ -33,6 +34,11 @@ export interface Synthesizer {
   /** Resolves once the first thread is warm: requests are served warm from then on (readiness). */
   serving(): Promise<void>;
   stats(): PoolStats;
+  /**
+   * The shared counts by which long work steps aside for short requests' first audio (core-yield.ts): other
+   * threads doing long work beside the pool's (the job encoder) join them.
+   */
+  readonly coreYield: CoreYieldShared;
   /**
    * Makes these the neural models (VOICES_DIR changed): requests use them at once, and the workers let go of
    * the models no longer listed.
@@ -176,6 +182,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     ready: () => pool.ready(),
     serving: () => pool.serving(),
     stats: () => pool.stats(),
+    coreYield: pool.coreYield,
     setNeuralModels: (models) => {
       installNeuralModels(models);
       const keys = [...models.piper.map((m) => m.key), ...models.kokoro.map((b) => b.key)];
