@@ -1,16 +1,16 @@
 // Section 13: how fast the service is ready and how much memory it holds when idle, with 2 synthesis
 // workers (the issue's target configuration) and with the default (a thread per core and one more), measured
 // on services of their own so nothing else has run.
-import { availableParallelism } from 'node:os';
 import { treeRssMiB } from '../proc.ts';
 import type { Section } from '../report.ts';
 import { startService } from '../service.ts';
 import { fixed, median } from '../stats.ts';
+import { defaultWorkers } from '../../src/synth/pool.ts';
 
 /** WORKERS values measured: the issue's 2, and the default (unset). */
 const CONFIGS: Array<{ label: string; env: Record<string, string> }> = [
   { label: '2 workers', env: { WORKERS: '2' } },
-  { label: `default workers (${availableParallelism() + 1})`, env: {} },
+  { label: `default workers (${defaultWorkers()})`, env: {} },
 ];
 // Idle means after start-up settled: an engine may finish warming just after /readyz.
 const SETTLE_MS = 3_000;

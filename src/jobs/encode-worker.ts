@@ -3,7 +3,7 @@
 // long chapter is seconds of CPU, which must not stall the event loop.
 import { createEncoder, FORMATS, OUTPUT_RATE, type StreamEncoder } from '../audio/encoders/index.ts';
 import { buildInfoFrame, LAME_ENCODER_DELAY, parseMp3FrameHeader } from '../audio/encoders/mp3-info-tag.ts';
-import { EMPTY } from '../audio/encoders/types.ts';
+import { concatBytes, EMPTY } from '../audio/encoders/types.ts';
 import { wavHeader } from '../audio/encoders/wav.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
 import { workerData } from 'node:worker_threads';
@@ -64,14 +64,7 @@ export default async function encode(task: EncodeTask): Promise<EncodeResult> {
       coreYield?.stepAside();
       parts.push(encodeBlock(x.subarray(at, at + BLOCK)));
     }
-    if (parts.length === 1) return parts[0];
-    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      joined.set(p, offset);
-      offset += p.length;
-    }
-    return joined;
+    return concatBytes(parts);
   };
   const longEnded = coreYield?.longStarted();
 

@@ -55,10 +55,7 @@ export class CoreYield {
   private pressingHere = 0;
   private resumedAt = -Infinity;
 
-  constructor(
-    private readonly shared: CoreYieldShared,
-    private readonly now: () => number = () => performance.now(),
-  ) {
+  constructor(private readonly shared: CoreYieldShared) {
     this.counters = new Int32Array(shared.counters);
   }
 
@@ -103,7 +100,7 @@ export class CoreYield {
     const longThreads = Atomics.load(this.counters, LONG_THREADS);
     if (longThreads + 1 <= this.shared.cores) return;
     const mayPause = longThreads + 2 - this.shared.cores;
-    const start = this.now();
+    const start = performance.now();
     if (start - this.resumedAt < MIN_RUN_MS) return;
     for (;;) {
       const paused = Atomics.load(this.counters, PAUSED);
@@ -113,13 +110,13 @@ export class CoreYield {
     try {
       for (;;) {
         const pressing = Atomics.load(this.counters, PRESSING);
-        const left = MAX_PAUSE_MS - (this.now() - start);
+        const left = MAX_PAUSE_MS - (performance.now() - start);
         if (pressing === 0 || left <= 0) break;
         Atomics.wait(this.counters, PRESSING, pressing, left);
       }
     } finally {
       Atomics.sub(this.counters, PAUSED, 1);
-      this.resumedAt = this.now();
+      this.resumedAt = performance.now();
       Atomics.add(this.counters, PAUSES, 1);
     }
   }

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../sibling-module.ts';
-import { createCoreYield, hasSpareThread, pausesSoFar, type CoreYieldShared } from './core-yield.ts';
+import { createCoreYield, pausesSoFar, type CoreYieldShared } from './core-yield.ts';
 import { ThreadBalancer, type Placement } from './thread-balancer.ts';
 import { createWarmTurns } from './warm-turns.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
@@ -66,7 +66,7 @@ export class SynthPool {
       perThread,
       (task) => (task as PiscinaTaskOptions)[Piscina.queueOptionsSymbol] ?? undefined,
       (threadId) => this.readyThreads.has(threadId),
-      hasSpareThread(this.size, cores),
+      this.coreYield.spareThread,
     );
     // One core is left to the main thread while the threads warm up (see warm-turns.ts).
     const warmTurns = createWarmTurns(this.size, warmAtOnce ?? cores - 1);

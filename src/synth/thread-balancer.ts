@@ -1,9 +1,10 @@
 // Which worker thread a task goes to. A thread renders one piece at a time and interleaves its requests
 // between pieces (piece-turns.ts: a request with no audio yet goes first), so a request arriving on a busy thread
-// waits for the piece under way and no more. Long readings spread over every thread like everything else: kept
-// off one thread, several long readings at once used one core of two (measured: 2 000-character requests at
-// half the throughput of a server that spawns flite per request). Two rules keep the rest from waiting on them:
-// short tasks go where the fewest long readings run, and long readings never hold so many slots that a
+// waits for the piece under way and no more. Long readings spread over every thread, except, in a pool with a
+// thread beyond the cores (the default), one thread that is kept free of them for short requests (core-yield.ts):
+// long readings still have a thread per core. Kept to one thread of two, several long readings at once used one
+// core of two (2 000-character requests at half the throughput of a server that spawns flite per request).
+// Short tasks go where the fewest long readings run, and long readings never hold so many slots that a
 // thread's worth of them is not left for short tasks (a task keeps its slot until it ends, minutes for a long
 // reading, so a short request finding every slot taken would wait for one of them to finish).
 

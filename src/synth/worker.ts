@@ -4,7 +4,6 @@ import { BroadcastChannel, parentPort, receiveMessageOnPort, threadId, workerDat
 import { FORMATS, type EncodeFormat } from '../audio/encoders/index.ts';
 import { useEspeakData } from './engines/espeak/module.ts';
 import { FliteLibrary } from './engines/flite/library.ts';
-import { isLongReading } from './long-reading.ts';
 import { installNeuralModels, mergeNeuralModels, neuralFiles, retainNeuralModels } from './neural-models.ts';
 import { dropSessionsExcept } from './engines/onnx.ts';
 import { renderSpeech, warmUpPipeline, warmVoice } from './pipeline.ts';
@@ -106,7 +105,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   /** When the first audio went out: the listener's playback runs from there (the turn order reads it). */
   let firstAudioAt: number | undefined;
   let wake: (() => void) | undefined;
-  const long = task.long ?? isLongReading(task.request.text.length);
+  const long = task.long === true;
   // A long reading steps aside for short requests' first audio; a short request counts until its first audio.
   const longEnded = long ? coreYield?.longStarted() : undefined;
   const firstAudio = long ? undefined : coreYield?.shortStarted();
@@ -173,7 +172,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
         stepAside();
       },
       turn: async () => {
-        const turn = await turns.take({ firstAudioAt, sentSeconds: sent, longReading: isLongReading(task.request.text.length) });
+        const turn = await turns.take({ firstAudioAt, sentSeconds: sent, longReading: long });
         stepAside();
         return turn;
       },

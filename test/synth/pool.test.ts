@@ -93,20 +93,21 @@ function listen(port: MessageChannel['port1']) {
   return heard;
 }
 
+/** A long reading placed as one: about four minutes of speech, so many pieces, and other requests get turns between them. */
+function startReading(pool: SynthPool, id: number) {
+  const channel = new MessageChannel();
+  const task = speakTask(id, channel.port2);
+  task.request = { ...task.request, text: 'The keeper climbed the stairs, lit the lamp, and watched the ships come home. '.repeat(60) };
+  const heard = listen(channel.port1);
+  return { id, channel, heard, run: pool.run(task, [channel.port2], true) };
+}
+
 test('two long readings alone take both threads, and a short request arriving meanwhile ends before either', async () => {
   const pool = new SynthPool({ workers: 2, cores: 2 });
   try {
     await pool.ready();
-    const reading = (id: number) => {
-      const channel = new MessageChannel();
-      const task = speakTask(id, channel.port2);
-      // About four minutes of speech: many pieces, and other requests get their turns between them.
-      task.request = { ...task.request, text: 'The keeper climbed the stairs, lit the lamp, and watched the ships come home. '.repeat(60) };
-      const heard = listen(channel.port1);
-      return { id, channel, heard, run: pool.run(task, [channel.port2], true) };
-    };
-    const a = reading(1);
-    const b = reading(2);
+    const a = startReading(pool, 1);
+    const b = startReading(pool, 2);
     await Promise.all([a.heard.firstChunk, b.heard.firstChunk]);
     assert.deepEqual(pool.stats().longReadings, [1, 1], 'one long reading on each thread');
 
@@ -132,14 +133,7 @@ test('with a thread beyond the cores: long readings take a thread per core, and 
   const pool = new SynthPool({ workers: 3, cores: 2 });
   try {
     await pool.ready();
-    const reading = (id: number) => {
-      const channel = new MessageChannel();
-      const task = speakTask(id, channel.port2);
-      task.request = { ...task.request, text: 'The keeper climbed the stairs, lit the lamp, and watched the ships come home. '.repeat(60) };
-      const heard = listen(channel.port1);
-      return { id, channel, heard, run: pool.run(task, [channel.port2], true) };
-    };
-    const readings = [reading(1), reading(2), reading(3)];
+    const readings = [startReading(pool, 1), startReading(pool, 2), startReading(pool, 3)];
     await Promise.all(readings.map((r) => r.heard.firstChunk));
     assert.deepEqual(pool.stats().longReadings, [2, 1], 'three long readings on two threads: the third thread is kept for short requests');
     assert.equal(pool.stats().longPauses, 0, 'nobody paused while no short request came');
