@@ -4,13 +4,23 @@
 // is rendered. The input rate may change between writes (a voice switch): the old resampler is flushed
 // into the stream first, so the timeline stays exact.
 import type { StreamEncoder } from '../audio/encoders/index.ts';
+import { concatBytes } from '../audio/encoders/types.ts';
 import type { Limiter } from '../audio/limiter.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
 import type { Turn } from './piece-turns.ts';
 import type { MarkTiming, WordTiming } from './speech.ts';
 
-/** Encoded output is handed over in pieces of at most this much audio (also the flow-control grain). */
+/** Encoded output is made in blocks of at most this much audio, each sent as it is made unless held (below). */
 export const BLOCK_SECONDS = 0.25;
+/**
+ * Audio written from inside a render goes to the host as it comes, a message per engine chunk (flite: ~8 per
+ * second of audio); each message costs the worker, the main thread and the socket a call, ~5 % of a worker's CPU
+ * on long texts. While the listener has at least HOLD_AHEAD_SECONDS of audio ahead of its playback, the
+ * chunks are held until they make HOLD_SECONDS and go as one message; a request's first audio, and audio for a
+ * listener with less ahead, go at once.
+ */
+export const HOLD_AHEAD_SECONDS = 2;
+export const HOLD_SECONDS = 1;
 
 export interface RenderHooks {
   signal?: AbortSignal;
@@ -31,7 +41,12 @@ export interface RenderHooks {
    * A host that can send at once, from inside an engine's synchronous render (a worker posting to its port):
    * `ready` says whether flow control allows more now, `emit` takes what emit takes and returns when it is sent.
    */
-  now?: { ready(): boolean; emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks?: MarkTiming[]): void };
+  now?: {
+    ready(): boolean;
+    emit(bytes: Uint8Array, seconds: number, words: WordTiming[] | undefined, marks?: MarkTiming[]): void;
+    /** Seconds of audio the listener has sent to it and not yet played (see HOLD_AHEAD_SECONDS). */
+    ahead?(): number;
+  };
 }
 
 /** One encoded block for emit: bytes, the seconds they complete, the words and marks that fall in them. */
@@ -47,6 +62,9 @@ export class OutputStream {
   private marks: MarkTiming[] = [];
   private ended = false;
   private readonly outRate: number;
+  /** Input writeNow held back (see HOLD_AHEAD_SECONDS), at the resampler's input rate. */
+  private held: Float32Array[] = [];
+  private heldSamples = 0;
 
   constructor(
     private readonly encoder: StreamEncoder,
@@ -78,6 +96,7 @@ export class OutputStream {
 
   /** Appends samples at `rate` to the stream. */
   async write(x: Float32Array, rate: number): Promise<void> {
+    await this.release();
     const resampler = await this.prepare(rate);
     this.inSeconds += x.length / rate;
     await this.sendAudio(this.level.process(resampler.process(x)));
@@ -85,6 +104,7 @@ export class OutputStream {
 
   /** Readies the stream for input at `rate` (what writeNow needs). */
   async prepare(rate: number): Promise<Resampler> {
+    if (this.resampler && this.resampler.inRate !== rate) await this.release();
     if (this.resampler && this.resampler.inRate !== rate) await this.sendAudio(this.level.process(this.resampler.flush()));
     if (!this.resampler || this.resampler.inRate !== rate) this.resampler = await createResampler(rate, this.outRate);
     return this.resampler;
@@ -101,11 +121,39 @@ export class OutputStream {
     const now = this.hooks.now;
     if (resampler?.inRate !== rate || !now) throw new Error(`the output stream cannot take ${rate} Hz now`);
     this.inSeconds += x.length / rate;
-    for (const block of this.encode(this.level.process(resampler.process(x)))) now.emit(...block);
+    this.held.push(x);
+    this.heldSamples += x.length;
+    const hold = this.outSamples > 0 && this.heldSamples < rate * HOLD_SECONDS && (now.ahead?.() ?? 0) >= HOLD_AHEAD_SECONDS;
+    if (hold) return;
+    const blocks = [...this.encode(this.level.process(resampler.process(this.takeHeld())))];
+    if (blocks.length > 0) now.emit(...joined(blocks));
+  }
+
+  /** Sends what writeNow held back; the piece's end calls it, and every other way in does first. */
+  async release(): Promise<void> {
+    if (this.heldSamples === 0 || !this.resampler) return;
+    const blocks = [...this.encode(this.level.process(this.resampler.process(this.takeHeld())))];
+    if (blocks.length > 0) await this.hooks.emit(...joined(blocks));
+  }
+
+  private takeHeld(): Float32Array {
+    const held = this.held;
+    const x = held.length === 1 ? held[0] : new Float32Array(this.heldSamples);
+    if (held.length > 1) {
+      let at = 0;
+      for (const part of held) {
+        x.set(part, at);
+        at += part.length;
+      }
+    }
+    this.held = [];
+    this.heldSamples = 0;
+    return x;
   }
 
   /** Flushes the resampler, the limiter and the codec; the last call to emit carries whatever is owed. */
   async end(): Promise<void> {
+    await this.release();
     if (this.resampler) await this.sendAudio(this.level.process(this.resampler.flush()));
     await this.sendAudio(this.level.flush());
     this.ended = true;
@@ -121,6 +169,8 @@ export class OutputStream {
 
   /** Frees the resampler and the codec (whether or not the stream ended). */
   dispose(): void {
+    this.held = [];
+    this.heldSamples = 0;
     this.resampler?.dispose();
     if (this.ended) return;
     this.ended = true;
@@ -160,4 +210,17 @@ export class OutputStream {
     this.pendingSeconds = 0;
     return [bytes, seconds, due.length > 0 ? due : undefined, dueMarks.length > 0 ? dueMarks : undefined];
   }
+}
+
+/** Consecutive blocks as one emission. */
+function joined(blocks: Emission[]): Emission {
+  if (blocks.length === 1) return blocks[0];
+  const words = blocks.flatMap((b) => b[2] ?? []);
+  const marks = blocks.flatMap((b) => b[3] ?? []);
+  return [
+    concatBytes(blocks.map((b) => b[0])),
+    blocks.reduce((n, b) => n + b[1], 0),
+    words.length > 0 ? words : undefined,
+    marks.length > 0 ? marks : undefined,
+  ];
 }

@@ -101,6 +101,8 @@ export async function speakPiece(
   if (!writer || aborted()) return undefined;
   const last = writer.finish();
   for (const x of last.writes) await out.write(x, writer.rate);
+  // Nothing stays held past the piece: the next one may come only after other requests' turns.
+  await out.release();
   return last.spoke ? { end: { break: piece.break, tail: last.tailSeconds }, rate: writer.rate } : undefined;
 }
 

@@ -191,6 +191,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
           return !controller.signal.aborted && hasCredit();
         },
         emit: send,
+        ahead: () => (firstAudioAt === undefined ? 0 : sent - (performance.now() - firstAudioAt) / 1000),
       },
     });
     post({ type: 'done', id, seconds: result.seconds });

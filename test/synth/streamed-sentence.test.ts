@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Engine } from '../../src/synth/engine.ts';
+import { HOLD_SECONDS } from '../../src/synth/output-stream.ts';
 import { renderSpeech } from '../../src/synth/pipeline.ts';
 import { loadEngine } from '../../src/synth/registry.ts';
 import type { EngineId, VoiceSpec } from '../../src/synth/voice-spec.ts';
@@ -20,17 +21,24 @@ const STREAMING: { engine: EngineId; base: string }[] = [
 interface Heard {
   /** 'sent' for every block the host sent, 'render-returned' when the engine's render call had returned. */
   events: string[];
+  /** Seconds of audio of each block sent. */
+  seconds: number[];
   bytes: Uint8Array;
   words: WordTiming[];
 }
 
-/** Renders `text` through the pipeline; `live` gives it a host that sends at once (as a worker does). */
-async function hear(engine: Engine, voice: VoiceSpec, text: string, live: boolean): Promise<Heard> {
+/**
+ * Renders `text` through the pipeline; `live` gives it a host that sends at once (as a worker does), and
+ * `ahead` the seconds that host's listener has ahead of its playback.
+ */
+async function hear(engine: Engine, voice: VoiceSpec, text: string, live: boolean, ahead?: number): Promise<Heard> {
   const events: string[] = [];
+  const seconds: number[] = [];
   const parts: Uint8Array[] = [];
   const words: WordTiming[] = [];
-  const take = (bytes: Uint8Array, w: WordTiming[] | undefined): void => {
+  const take = (bytes: Uint8Array, s: number, w: WordTiming[] | undefined): void => {
     events.push('sent');
+    seconds.push(s);
     parts.push(bytes.slice());
     if (w) words.push(...w);
   };
@@ -53,8 +61,16 @@ async function hear(engine: Engine, voice: VoiceSpec, text: string, live: boolea
     await renderSpeech(
       { text, voice, speed: 1, format: 'pcm' },
       {
-        emit: async (bytes, _seconds, w) => take(bytes, w),
-        ...(live ? { now: { ready: () => true, emit: (bytes: Uint8Array, _s: number, w?: WordTiming[]) => take(bytes, w) } } : {}),
+        emit: async (bytes, s, w) => take(bytes, s, w),
+        ...(live
+          ? {
+              now: {
+                ready: () => true,
+                emit: (bytes: Uint8Array, s: number, w?: WordTiming[]) => take(bytes, s, w),
+                ...(ahead === undefined ? {} : { ahead: () => ahead }),
+              },
+            }
+          : {}),
       },
     );
   } finally {
@@ -67,7 +83,7 @@ async function hear(engine: Engine, voice: VoiceSpec, text: string, live: boolea
     bytes.set(p, at);
     at += p.length;
   }
-  return { events, bytes, words };
+  return { events, seconds, bytes, words };
 }
 
 describe('a sentence streams while its engine renders it', () => {
@@ -94,4 +110,25 @@ describe('a sentence streams while its engine renders it', () => {
       );
     });
   }
+});
+
+test('while the listener has audio ahead, chunks sent from inside the render are held until they make a block', async () => {
+  const engine = await loadEngine('flite');
+  const voice = { engine: 'flite' as const, base: 'slt' };
+  await hear(engine, voice, 'Warm up.', true);
+  const eager = await hear(engine, voice, SENTENCE, true, 0);
+  const held = await hear(engine, voice, SENTENCE, true, 5);
+  // Without audio ahead, every few-millisecond chunk of the engine goes out on its own.
+  assert.ok(eager.seconds.length > 3 * held.seconds.length, `${eager.seconds.length} blocks eager, ${held.seconds.length} held`);
+  // Held: the first audio still goes at once (one engine chunk), the messages in between carry HOLD_SECONDS each.
+  assert.ok(held.seconds[0] < HOLD_SECONDS / 2, `first message ${held.seconds[0]} s`);
+  // (After the render: what was held, the piece's end and the flushes of the resampler and the limiter.)
+  const duringRender = held.seconds.slice(0, held.events.indexOf('render-returned'));
+  const inner = duringRender.slice(1);
+  assert.ok(inner.length >= 2, `${inner.length} messages during the render after the first`);
+  for (const s of inner) assert.ok(s >= HOLD_SECONDS - 0.05, `a message of ${s} s: ${held.seconds.join(' ')}`);
+  assert.ok(held.events.indexOf('sent') < held.events.indexOf('render-returned'), 'still sent during the render');
+  // Holding changes no sample and no word timing.
+  assert.deepEqual(held.bytes, eager.bytes);
+  assert.deepEqual(held.words, eager.words);
 });
