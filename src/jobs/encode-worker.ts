@@ -8,10 +8,11 @@ import { wavHeader } from '../audio/encoders/wav.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
 import { workerData } from 'node:worker_threads';
 import { CoreYield } from '../synth/core-yield.ts';
+import { threadPriority } from '../synth/thread-priority.ts';
 import type { EncodeInput, EncodeOutput, EncodeResult, EncodeTask, EncodeWorkerData } from './encode-protocol.ts';
 
 const shared = (workerData as EncodeWorkerData | undefined)?.coreYield;
-const coreYield = shared ? new CoreYield(shared) : undefined;
+const coreYield = shared ? new CoreYield(shared, threadPriority()) : undefined;
 /**
  * Samples encoded between checks for a short request waiting on the synthesis threads (one second: a few
  * milliseconds of MP3 encoding). A chapter's encoding is long work like a long reading, and steps aside likewise.

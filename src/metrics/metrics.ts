@@ -121,6 +121,11 @@ export class Metrics {
     gauge('voxsmith_synthesis_queue_depth', 'Synthesis tasks waiting for a worker', () => this.poolSource?.().queued ?? 0);
     gauge('voxsmith_synthesis_running', 'Synthesis tasks being rendered by a worker now', () => this.poolSource?.().running ?? 0);
     gauge('voxsmith_synthesis_workers', 'Worker threads in the synthesis pool', () => this.poolSource?.().workers ?? 0);
+    gauge(
+      'voxsmith_synthesis_low_priority_workers',
+      'Threads (synthesis workers, the job encoder) that run long work at a lower CPU priority, so short requests come first',
+      () => this.poolSource?.().lowPriorityThreads ?? 0,
+    );
     total(
       'voxsmith_synthesis_long_pauses_total',
       "Times a long reading's thread paused so a short request's first audio had a core",

@@ -10,11 +10,18 @@
 // Measured (2 cores, 16 clients of 2 000-character texts, a short sentence every ~250 ms): the short request's
 // time to first audio inside its thread was 15-17 ms idle; under that load p90 26-27 ms with one long thread
 // pausing, 20-24 ms with both.
+// A pause leaves a core idle for its length, though: ~8 % of long throughput with a short request every
+// 250 ms. Where a thread may lower its CPU priority and raise it again (thread-priority.ts: Linux, with
+// CAP_SYS_NICE or RLIMIT_NICE >= 20), a thread runs its long work at LONG_WORK_NICE instead and never pauses:
+// the kernel gives a short request's thread and the main thread the core they need, and long work every
+// cycle they leave, so no core idles while work waits.
 // The counts live in shared memory, so threads keep them among themselves, without the main thread.
+
+import type { SetOwnNice } from './thread-priority.ts';
 
 /** What the pool hands every thread (workerData). */
 export interface CoreYieldShared {
-  /** Counters: short requests awaiting first audio, long threads paused now, threads with a long reading, pauses so far. */
+  /** Counters: short requests awaiting first audio, long threads paused now, threads with a long reading, pauses so far, threads at lower priority. */
   counters: SharedArrayBuffer;
   /** Cores the threads share. */
   cores: number;
@@ -26,6 +33,11 @@ const PRESSING = 0;
 const PAUSED = 1;
 const LONG_THREADS = 2;
 const PAUSES = 3;
+const LOWERED = 4;
+const COUNTERS = 5;
+
+/** The nice value of a thread while it runs long work (where threads may change theirs, thread-priority.ts). */
+export const LONG_WORK_NICE = 10;
 
 /** A pause never lasts longer than this (a short request's first audio takes 10-30 ms of one core). */
 const MAX_PAUSE_MS = 40;
@@ -33,7 +45,7 @@ const MAX_PAUSE_MS = 40;
 const MIN_RUN_MS = 60;
 
 export function createCoreYield(threads: number, cores: number): CoreYieldShared {
-  return { counters: new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT), cores, spareThread: hasSpareThread(threads, cores) };
+  return { counters: new SharedArrayBuffer(COUNTERS * Int32Array.BYTES_PER_ELEMENT), cores, spareThread: hasSpareThread(threads, cores) };
 }
 
 /** Whether a pool of `threads` on `cores` keeps a thread for short requests (it has a spare thread). */
@@ -46,6 +58,11 @@ export function pausesSoFar(shared: CoreYieldShared): number {
   return Atomics.load(new Int32Array(shared.counters), PAUSES);
 }
 
+/** Threads running long work at a lower priority now (LONG_WORK_NICE). */
+export function loweredThreads(shared: CoreYieldShared): number {
+  return Atomics.load(new Int32Array(shared.counters), LOWERED);
+}
+
 /** One thread's view of the shared counts. */
 export class CoreYield {
   private readonly counters: Int32Array;
@@ -54,19 +71,37 @@ export class CoreYield {
   /** Short requests of this thread counted as pressing. */
   private pressingHere = 0;
   private resumedAt = -Infinity;
+  /** This thread runs its long work at a lower CPU priority (setNice): it never needs to pause. */
+  private lowered = false;
 
-  constructor(private readonly shared: CoreYieldShared) {
+  constructor(
+    private readonly shared: CoreYieldShared,
+    /** Sets the calling thread's nice value (thread-priority.ts); threads pass it where they may change theirs. */
+    private readonly setNice?: SetOwnNice,
+  ) {
     this.counters = new Int32Array(shared.counters);
   }
 
   /** A long reading (or a job's piece) starts on this thread; call the returned function when it ends. */
   longStarted(): () => void {
-    if (this.longHere++ === 0) Atomics.add(this.counters, LONG_THREADS, 1);
+    if (this.longHere++ === 0) {
+      Atomics.add(this.counters, LONG_THREADS, 1);
+      if (this.setNice && this.shared.spareThread && this.setNice(LONG_WORK_NICE)) {
+        this.lowered = true;
+        Atomics.add(this.counters, LOWERED, 1);
+      }
+    }
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      if (--this.longHere === 0) Atomics.sub(this.counters, LONG_THREADS, 1);
+      if (--this.longHere > 0) return;
+      Atomics.sub(this.counters, LONG_THREADS, 1);
+      if (this.lowered) {
+        this.lowered = false;
+        this.setNice?.(0);
+        Atomics.sub(this.counters, LOWERED, 1);
+      }
     };
   }
 
@@ -94,7 +129,7 @@ export class CoreYield {
    * short request elsewhere awaits its first audio and every core is taken.
    */
   stepAside(): void {
-    if (Atomics.load(this.counters, PRESSING) === 0 || this.pressingHere > 0) return;
+    if (this.lowered || Atomics.load(this.counters, PRESSING) === 0 || this.pressingHere > 0) return;
     // Only when every core is busy (the long threads and the short request's thread); then as many pause as
     // leave a core to the short request and one to the main thread, which answers it.
     const longThreads = Atomics.load(this.counters, LONG_THREADS);

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../sibling-module.ts';
-import { createCoreYield, pausesSoFar, type CoreYieldShared } from './core-yield.ts';
+import { createCoreYield, loweredThreads, pausesSoFar, type CoreYieldShared } from './core-yield.ts';
 import { ThreadBalancer, type Placement } from './thread-balancer.ts';
 import { createWarmTurns } from './warm-turns.ts';
 import { isWorkerEvent, type ResultOf, type WorkerResult, type WorkerSettings, type WorkerTask } from './protocol.ts';
@@ -39,6 +39,8 @@ export interface PoolStats {
   longReadings: number[];
   /** Times a long reading's thread has paused for a short request's first audio (core-yield.ts). */
   longPauses: number;
+  /** Threads that run at the lower CPU priority of long work (core-yield.ts). */
+  lowPriorityThreads: number;
 }
 
 export class SynthPool {
@@ -164,6 +166,7 @@ export class SynthPool {
       workers: this.piscina.threads.length,
       longReadings: [...this.balancer.longReadings().values()].sort((a, b) => b - a),
       longPauses: pausesSoFar(this.coreYield),
+      lowPriorityThreads: loweredThreads(this.coreYield),
     };
   }
 

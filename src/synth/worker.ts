@@ -25,6 +25,7 @@ import { ENGINE_IDS, loadEngine } from './registry.ts';
 import { PieceTurns } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';
 import { CoreYield } from './core-yield.ts';
+import { threadPriority } from './thread-priority.ts';
 import { setLoudnessTarget } from './voice-loudness.ts';
 import type { MarkTiming, WordTiming } from './speech.ts';
 
@@ -57,7 +58,7 @@ function announce(event: WorkerEvent): void {
 }
 
 const warmTurns = settings.warmTurns ? new WarmTurns(settings.warmTurns) : undefined;
-const coreYield = settings.coreYield ? new CoreYield(settings.coreYield) : undefined;
+const coreYield = settings.coreYield ? new CoreYield(settings.coreYield, threadPriority()) : undefined;
 
 // Started at import so the pool can report readiness before any request; warm-up spares the first
 // request the slow, not yet optimised first runs of the wasm code. Threads take turns (warm-turns.ts).

@@ -70,6 +70,7 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
       'voxsmith_synthesis_running',
       'voxsmith_synthesis_workers',
       'voxsmith_synthesis_long_pauses_total',
+      'voxsmith_synthesis_low_priority_workers',
       'voxsmith_websocket_streams_active',
       'process_cpu_user_seconds_total',
       'nodejs_eventloop_lag_seconds',

@@ -2,7 +2,7 @@
 // stands for one worker thread; here they share one test thread, so a pause runs to its bound.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CoreYield, createCoreYield, hasSpareThread, pausesSoFar } from '../../src/synth/core-yield.ts';
+import { CoreYield, createCoreYield, hasSpareThread, LONG_WORK_NICE, loweredThreads, pausesSoFar } from '../../src/synth/core-yield.ts';
 
 function threads(count: number, cores: number) {
   const shared = createCoreYield(count, cores);
@@ -73,4 +73,48 @@ test('a long reading that ends twice is counted out once', () => {
   c.shortStarted();
   a.stepAside();
   assert.equal(pausesSoFar(shared), 1, 'a still runs a long reading: both cores are taken, so it pauses');
+});
+
+test('where a thread may set its priority, it runs long work at a lower one instead of pausing, and restores it', () => {
+  const shared = createCoreYield(3, 2);
+  const nice = [0, 0, 0];
+  const setter = (i: number) => (value: number) => {
+    nice[i] = value;
+    return true;
+  };
+  const [a, b, c] = [0, 1, 2].map((i) => new CoreYield(shared, setter(i)));
+  const aEnded = a.longStarted();
+  const aSecondEnded = a.longStarted();
+  b.longStarted();
+  assert.deepEqual(nice, [LONG_WORK_NICE, LONG_WORK_NICE, 0]);
+  assert.equal(loweredThreads(shared), 2);
+  const firstAudio = c.shortStarted();
+  a.stepAside();
+  b.stepAside();
+  assert.equal(pausesSoFar(shared), 0, 'at a lower priority, the kernel gives the short request the core: no pause');
+  firstAudio();
+  aEnded();
+  assert.equal(nice[0], LONG_WORK_NICE, 'a still runs a long reading');
+  aSecondEnded();
+  aSecondEnded();
+  assert.equal(nice[0], 0, 'its last long reading ended: full priority again');
+  assert.equal(loweredThreads(shared), 1);
+});
+
+test('a thread whose priority cannot be set pauses as before; without a spare thread nobody lowers', () => {
+  const shared = createCoreYield(3, 2);
+  const a = new CoreYield(shared, () => false);
+  const b = new CoreYield(shared);
+  const c = new CoreYield(shared);
+  a.longStarted();
+  b.longStarted();
+  c.shortStarted();
+  a.stepAside();
+  assert.equal(pausesSoFar(shared), 1);
+  assert.equal(loweredThreads(shared), 0);
+
+  const noSpare = createCoreYield(2, 2);
+  let asked = 0;
+  new CoreYield(noSpare, () => ++asked > 0).longStarted();
+  assert.equal(asked, 0, 'with no thread kept for short requests, every thread takes both kinds: none is lowered');
 });

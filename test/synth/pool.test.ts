@@ -1,9 +1,12 @@
 // A worker that dies mid-task: the task fails, piscina replaces the thread, readiness waits for the
 // replacement to load its engines, and the next task runs.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
+import { LONG_WORK_NICE } from '../../src/synth/core-yield.ts';
 import { SynthPool } from '../../src/synth/pool.ts';
+import { threadPriority } from '../../src/synth/thread-priority.ts';
 import type { SpeakTask, StreamMessage } from '../../src/synth/protocol.ts';
 
 function speakTask(id: number, port: SpeakTask['port']): SpeakTask {
@@ -93,6 +96,17 @@ function listen(port: MessageChannel['port1']) {
   return heard;
 }
 
+/** Threads set their own priority here (see thread-priority.ts). */
+const perThreadPriority = threadPriority() !== undefined;
+
+/** Threads of this process at `nice`, as the kernel has them. */
+function threadsAtNice(nice: number): number {
+  return readdirSync('/proc/self/task').filter((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice;
+  }).length;
+}
+
 /** A long reading placed as one: about four minutes of speech, so many pieces, and other requests get turns between them. */
 function startReading(pool: SynthPool, id: number) {
   const channel = new MessageChannel();
@@ -129,7 +143,7 @@ test('two long readings alone take both threads, and a short request arriving me
   }
 });
 
-test('with a thread beyond the cores: long readings take a thread per core, and step aside while short requests start on the third', async () => {
+test('with a thread beyond the cores: long readings take a thread per core at a lower priority (or step aside) while short requests start on the third', async () => {
   const pool = new SynthPool({ workers: 3, cores: 2 });
   try {
     await pool.ready();
@@ -148,7 +162,13 @@ test('with a thread beyond the cores: long readings take a thread per core, and 
       assert.ok(result.seconds > 1, `${result.seconds} s of audio`);
       s.port1.close();
     }
-    assert.ok(pool.stats().longPauses > 0, 'a long reading paused for a short request');
+    if (perThreadPriority) {
+      assert.equal(pool.stats().lowPriorityThreads, 2, 'the two long-reading threads lowered their priority');
+      assert.equal(threadsAtNice(LONG_WORK_NICE), 2, 'the kernel has two threads of this process at the lower priority');
+      assert.equal(pool.stats().longPauses, 0, 'at a lower priority, they need not pause');
+    } else {
+      assert.ok(pool.stats().longPauses > 0, 'a long reading paused for a short request');
+    }
     assert.ok(
       readings.every((r) => !r.heard.ended),
       'the long readings still going',
@@ -156,6 +176,8 @@ test('with a thread beyond the cores: long readings take a thread per core, and 
     for (const r of readings) r.channel.port1.postMessage({ type: 'cancel', id: r.id });
     const results = await Promise.all(readings.map((r) => r.run));
     assert.ok(results.every((r) => r.cancelled));
+    assert.equal(pool.stats().lowPriorityThreads, 0, 'no long reading left: every thread at full priority');
+    if (perThreadPriority) assert.equal(threadsAtNice(LONG_WORK_NICE), 0);
     for (const r of readings) r.channel.port1.close();
   } finally {
     await pool.close();

@@ -46,7 +46,7 @@ describe('synthesizer', () => {
 
   test('lists engines without loading them here', () => {
     assert.deepEqual(s.engines.map((e) => e.id).sort(), ['espeak', 'flite', 'kokoro', 'piper']);
-    assert.deepEqual(s.stats(), { queued: 0, running: 0, workers: 1, longReadings: [], longPauses: 0 });
+    assert.deepEqual(s.stats(), { queued: 0, running: 0, workers: 1, longReadings: [], longPauses: 0, lowPriorityThreads: 0 });
     assert.equal(contentTypeOf('mp3'), 'audio/mpeg');
     assert.equal(contentTypeOf('wav'), 'audio/wav');
   });
@@ -85,7 +85,7 @@ describe('synthesizer', () => {
     for await (const _ of s.speak({ text: LONG, voice: { engine: 'espeak', base: 'en-us' }, speed: 1, format: 'mp3' })) {
       if (++chunks === 2) break;
     }
-    assert.deepEqual(s.stats(), { queued: 0, running: 0, workers: 1, longReadings: [], longPauses: 0 });
+    assert.deepEqual(s.stats(), { queued: 0, running: 0, workers: 1, longReadings: [], longPauses: 0, lowPriorityThreads: 0 });
     const next = await all(s, { text: 'The next request completes.', voice: { engine: 'flite', base: 'slt' }, speed: 1, format: 'wav' });
     assert.ok(decodeWav(next).samples.length > 24000 * 0.5);
   });
