@@ -22,6 +22,10 @@ interface Thread {
   currentUsage: number;
 }
 
+function fewestLongs(threads: readonly Thread[], longs: (t: Thread) => number): number {
+  return Math.min(...threads.map(longs));
+}
+
 export class ThreadBalancer {
   /** Long readings running on each thread, by thread id. */
   private readonly longOn = new Map<number, number>();
@@ -52,6 +56,11 @@ export class ThreadBalancer {
     const warm = withRoom.filter((t) => this.isWarm(t.id));
     const longs = (t: Thread): number => this.longOn.get(t.id) ?? 0;
     let open = warm.length > 0 ? warm : withRoom;
+    // A long reading holds its thread for a minute or more, a warm-up a second or so: rather than share a warm
+    // thread with another long reading (both at half speed to the end), it takes a thread still warming. Right
+    // after start (/readyz answers once one thread is warm), four 2 000-character readings otherwise all ran
+    // on the first warm thread for 13 s while the others stood idle.
+    if (placement?.long && warm.length < withRoom.length && fewestLongs(withRoom, longs) < fewestLongs(warm, longs)) open = withRoom;
     if (placement?.long && this.keepOneForShort && threads.length > 1) {
       const threadsWithLongs = threads.filter((t) => longs(t) > 0).length;
       if (threadsWithLongs >= threads.length - 1) open = open.filter((t) => longs(t) > 0);

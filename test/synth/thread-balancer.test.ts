@@ -126,3 +126,29 @@ test('with a thread beyond the cores, long readings spread over all threads but 
   const second = kept.place(true);
   assert.equal(second.thread, kept.place(true).thread, 'of two threads, one carries every long reading');
 });
+
+test('a long reading takes a thread still warming rather than share a warm one with another long reading', () => {
+  const threads = [
+    { id: 1, currentUsage: 0 },
+    { id: 2, currentUsage: 0 },
+    { id: 3, currentUsage: 0 },
+  ];
+  const warm = new Set([1]);
+  const balancer = new ThreadBalancer(
+    4,
+    (task) => (task as { placement: Placement }).placement,
+    (id) => warm.has(id),
+  );
+  const place = (id: number, long = false) => {
+    const t = balancer.choose({ placement: { long, id } }, threads);
+    if (t) t.currentUsage++;
+    return t?.id ?? null;
+  };
+  assert.equal(place(1, true), 1, 'the first long reading: the warm thread');
+  const second = place(2, true);
+  assert.notEqual(second, 1, 'the second: a warming thread, not beside the first');
+  assert.equal(place(3), 1, 'a short request still goes to the warm thread');
+  const third = place(4, true);
+  assert.ok(third !== 1 && third !== second, `the third: the other warming thread (${third})`);
+  assert.equal(place(5, true), 1, 'every thread has one: the warm thread again');
+});
