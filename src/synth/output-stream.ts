@@ -7,6 +7,7 @@ import type { StreamEncoder } from '../audio/encoders/index.ts';
 import { concatBytes } from '../audio/encoders/types.ts';
 import type { Limiter } from '../audio/limiter.ts';
 import { createResampler, type Resampler } from '../audio/resample.ts';
+import { concatSamples } from '../audio/samples.ts';
 import type { Turn } from './piece-turns.ts';
 import type { MarkTiming, WordTiming } from './speech.ts';
 
@@ -137,15 +138,7 @@ export class OutputStream {
   }
 
   private takeHeld(): Float32Array {
-    const held = this.held;
-    const x = held.length === 1 ? held[0] : new Float32Array(this.heldSamples);
-    if (held.length > 1) {
-      let at = 0;
-      for (const part of held) {
-        x.set(part, at);
-        at += part.length;
-      }
-    }
+    const x = concatSamples(this.held);
     this.held = [];
     this.heldSamples = 0;
     return x;

@@ -86,7 +86,7 @@ function runsOut(need: TurnNeed): number {
 }
 
 /** Seconds of playback the request's listener has left at `now` (0 before its first audio). */
-function slack(need: TurnNeed, now: number): number {
+export function slack(need: TurnNeed, now: number): number {
   return need.firstAudioAt === undefined ? 0 : (runsOut(need) - now) / 1000;
 }
 

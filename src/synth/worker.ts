@@ -22,7 +22,7 @@ import type {
   WorkerTask,
 } from './protocol.ts';
 import { ENGINE_IDS, loadEngine } from './registry.ts';
-import { PieceTurns } from './piece-turns.ts';
+import { PieceTurns, slack } from './piece-turns.ts';
 import { WarmTurns } from './warm-turns.ts';
 import { CoreYield } from './core-yield.ts';
 import { threadPriority } from './thread-priority.ts';
@@ -192,7 +192,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
           return !controller.signal.aborted && hasCredit();
         },
         emit: send,
-        ahead: () => (firstAudioAt === undefined ? 0 : sent - (performance.now() - firstAudioAt) / 1000),
+        ahead: () => slack({ firstAudioAt, sentSeconds: sent }, performance.now()),
       },
     });
     post({ type: 'done', id, seconds: result.seconds });

@@ -1,12 +1,12 @@
 // A worker that dies mid-task: the task fails, piscina replaces the thread, readiness waits for the
 // replacement to load its engines, and the next task runs.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { LONG_WORK_NICE } from '../../src/synth/core-yield.ts';
 import { SynthPool } from '../../src/synth/pool.ts';
 import { threadPriority } from '../../src/synth/thread-priority.ts';
+import { threadsAtNice } from '../helpers/thread-nice.ts';
 import type { SpeakTask, StreamMessage } from '../../src/synth/protocol.ts';
 
 function speakTask(id: number, port: SpeakTask['port']): SpeakTask {
@@ -98,14 +98,6 @@ function listen(port: MessageChannel['port1']) {
 
 /** Threads set their own priority here (see thread-priority.ts). */
 const perThreadPriority = threadPriority() !== undefined;
-
-/** Threads of this process at `nice`, as the kernel has them. */
-function threadsAtNice(nice: number): number {
-  return readdirSync('/proc/self/task').filter((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice;
-  }).length;
-}
 
 /** A long reading placed as one: about four minutes of speech, so many pieces, and other requests get turns between them. */
 function startReading(pool: SynthPool, id: number) {

@@ -37,6 +37,23 @@ function pool(n: number, perThread = 4, keepOneForShort = false) {
   };
 }
 
+/** `n` threads (ids 1..n) of which those in `warmIds` are warm; `place` returns the chosen thread's id, or null. */
+function warming(n: number, warmIds: number[], perThread: number) {
+  const threads: FakeThread[] = Array.from({ length: n }, (_, i) => ({ id: i + 1, currentUsage: 0 }));
+  const warm = new Set(warmIds);
+  const balancer = new ThreadBalancer(
+    perThread,
+    (task) => (task as { placement: Placement }).placement,
+    (id) => warm.has(id),
+  );
+  const place = (id: number, long = false): number | null => {
+    const t = balancer.choose({ placement: { long, id } }, threads);
+    if (t) t.currentUsage++;
+    return t?.id ?? null;
+  };
+  return { warm, place };
+}
+
 test('with two threads, long readings spread over both, and a short request goes where the fewest run', () => {
   const p = pool(2);
   const longs = [p.place(true), p.place(true), p.place(true)];
@@ -86,21 +103,7 @@ test('released long readings free their thread; a single thread takes everything
 });
 
 test('tasks go to warm threads while one has room, and to a warming thread only when none has', () => {
-  const threads = [
-    { id: 1, currentUsage: 0 },
-    { id: 2, currentUsage: 0 },
-  ];
-  const warm = new Set([2]);
-  const balancer = new ThreadBalancer(
-    2,
-    (task) => (task as { placement: Placement }).placement,
-    (id) => warm.has(id),
-  );
-  const place = (id: number, long = false) => {
-    const t = balancer.choose({ placement: { long, id } }, threads);
-    if (t) t.currentUsage++;
-    return t?.id ?? null;
-  };
+  const { warm, place } = warming(2, [2], 2);
   assert.equal(place(1), 2, 'the warm thread, though both are idle');
   assert.equal(place(2, true), 2, 'a long reading too');
   assert.equal(place(3), 1, 'the warm thread is full: the warming one');
@@ -128,22 +131,7 @@ test('with a thread beyond the cores, long readings spread over all threads but 
 });
 
 test('a long reading takes a thread still warming rather than share a warm one with another long reading', () => {
-  const threads = [
-    { id: 1, currentUsage: 0 },
-    { id: 2, currentUsage: 0 },
-    { id: 3, currentUsage: 0 },
-  ];
-  const warm = new Set([1]);
-  const balancer = new ThreadBalancer(
-    4,
-    (task) => (task as { placement: Placement }).placement,
-    (id) => warm.has(id),
-  );
-  const place = (id: number, long = false) => {
-    const t = balancer.choose({ placement: { long, id } }, threads);
-    if (t) t.currentUsage++;
-    return t?.id ?? null;
-  };
+  const { place } = warming(3, [1], 4);
   assert.equal(place(1, true), 1, 'the first long reading: the warm thread');
   const second = place(2, true);
   assert.notEqual(second, 1, 'the second: a warming thread, not beside the first');

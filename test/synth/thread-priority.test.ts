@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { threadPriority } from '../../src/synth/thread-priority.ts';
-
-/** The nice value of a thread of this process, from the kernel's own record. */
-function niceOf(statPath: string): number {
-  const stat = readFileSync(statPath, 'utf8');
-  // After the command name's closing parenthesis: state is field 3 of the line, nice field 19.
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-}
+import { niceOf } from '../helpers/thread-nice.ts';
 
 /** What the kernel allows this process (the setter exists only where both ways are allowed). */
 function mayRestore(): boolean {
@@ -35,7 +29,7 @@ test(
   () => {
     const setNice = threadPriority();
     assert.ok(setNice);
-    const self = `/proc/${process.pid}/task/${process.pid}/stat`;
+    const self = process.pid;
     assert.equal(niceOf(self), 0);
     assert.equal(setNice(10), true);
     assert.equal(niceOf(self), 10, 'the main thread, which called it');
