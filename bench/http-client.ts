@@ -62,7 +62,11 @@ export function request(url: string, options: RequestOptions = {}): Promise<Time
 export const PCM_BYTES_PER_SECOND = FORMATS.pcm.sampleRate * 2;
 
 /** POST /v1/speak with the key. */
-export function speak(base: string, key: string, body: { text: string; voice_id?: string; format?: string }): Promise<Timed> {
+export function speak(
+  base: string,
+  key: string,
+  body: { text: string; voice_id?: string; format?: string; sample_rate?: number },
+): Promise<Timed> {
   return request(`${base}/v1/speak`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

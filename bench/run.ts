@@ -29,7 +29,7 @@ import { sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
 import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
-import { startService, type BenchService } from './service.ts';
+import { allThreadsWarm, startService, type BenchService } from './service.ts';
 import { fixed } from './stats.ts';
 import { VOICES } from './texts.ts';
 import { defaultWorkers } from '../src/synth/pool.ts';
@@ -42,6 +42,7 @@ const SIDE_BY_SIDE: SideBySideOptions = {
   voice: VOICES[0],
   referenceVoice: 'slt',
   levels: [4, 16],
+  defaultRateLevels: [4],
   rounds: quick ? 1 : 3,
   requestsPerClient: quick ? 1 : 2,
   streams: [32, 64],
@@ -90,6 +91,7 @@ if (built.status !== 0) throw new Error(`building the service failed (${built.st
 async function sideBySideSections(): Promise<void> {
   const own = await startService();
   try {
+    await allThreadsWarm(own);
     const [tp, stalls] = await sideBySide({ base: own.base, key: own.key, pid: own.pid }, SIDE_BY_SIDE, log);
     done(16, tp);
     done(17, stalls);

@@ -110,6 +110,22 @@ export async function startService(options: StartOptions = {}): Promise<BenchSer
   }
 }
 
+/**
+ * Resolves once every synthesis thread is warm (the service is ready, and answers, from the first; the others
+ * warm up in turn, seconds of CPU each): a measurement started before would time warm-ups, not requests.
+ */
+export async function allThreadsWarm(service: Pick<BenchService, 'base'>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
+  const value = (metrics: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = (await request(`${service.base}/metrics`, { keepBody: true })).text();
+    const workers = value(metrics, 'voxsmith_synthesis_workers');
+    if (workers > 0 && value(metrics, 'voxsmith_synthesis_workers_ready') === workers) return;
+    if (Date.now() > deadline) throw new Error(`the synthesis threads were not all warm within ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
+}
+
 /** Magic link from the outbox (no SMTP_URL), verify, then keys made with the session cookie. */
 async function createKeys(base: string, dataDir: string, count: number): Promise<string[]> {
   const email = 'bench@example.com';

@@ -3,11 +3,13 @@
 //
 // 16: 2 000-character texts (each one new, so nothing is cached) in closed loops of C clients, windows of the
 // two servers interleaved so drift in the machine's load falls on both alike; requests/s of each, and their
-// ratio per round (median and spread). Meanwhile one client asks for short sentences one after another and
+// ratio per round (median and spread). Voxsmith is asked for the audio the reference answers (flite's own
+// 16 000 Hz); at some levels also at its default rate, which resamples and sends 1.5 times the bytes. Meanwhile one client asks for short sentences one after another and
 // times their first audio, against the same sentences on the idle server.
 // 17: N WebSocket streams of ~400 characters sent at the same moment. A listener starts playing at its first
 // audio and stalls whenever the audio received so far has all been played; each stream's stalls are computed
 // from when each audio message arrived and how many seconds it carried.
+import { FORMATS } from '../../src/audio/encoders/index.ts';
 import { request, speak } from '../http-client.ts';
 import { cpuMeter } from '../proc.ts';
 import type { Section } from '../report.ts';
@@ -22,6 +24,8 @@ export interface SideBySideOptions {
   referenceVoice: string;
   /** Client counts of the 2 000-character loops. */
   levels: number[];
+  /** Levels at which Voxsmith also runs at its default output rate (a third window per round). */
+  defaultRateLevels: number[];
   /** Interleaved rounds per level (each round: one window of each server). */
   rounds: number;
   /** Requests each client sends in one window. */
@@ -42,7 +46,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const longText = (tag: string) => `${tag}. ${PARAGRAPH_2000}`.slice(0, 2000);
 const shortText = (n: number) => `Please call the front desk when the visitor number ${n} arrives at the gate.`;
 
-type Server = 'voxsmith' | 'reference';
+/** The rate the reference answers at (flite's own): Voxsmith is asked for the same audio. */
+const REFERENCE_RATE = 16_000;
+
+/** Voxsmith at the reference's rate, the reference, and Voxsmith at its default rate. */
+type Server = 'voxsmith' | 'reference' | 'voxsmith at its default rate';
 
 interface Window {
   server: Server;
@@ -77,8 +85,13 @@ async function measure(
   let n = 0;
   const one = async (server: Server, text: string): Promise<{ ok: boolean; firstMs: number }> => {
     const r =
-      server === 'voxsmith'
-        ? await speak(service.base, service.key, { text, voice_id: options.voice, format: 'pcm' })
+      server !== 'reference'
+        ? await speak(service.base, service.key, {
+            text,
+            voice_id: options.voice,
+            format: 'pcm',
+            ...(server === 'voxsmith' ? { sample_rate: REFERENCE_RATE } : {}),
+          })
         : await request(`${reference.base}/speak`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
@@ -93,7 +106,7 @@ async function measure(
     await one(server, longText(`warm ${server}`));
     await one(server, shortText(n++));
   }
-  const idleShort: Record<Server, number[]> = { voxsmith: [], reference: [] };
+  const idleShort: Record<'voxsmith' | 'reference', number[]> = { voxsmith: [], reference: [] };
   for (let i = 0; i < options.idleShorts; i++) {
     for (const server of ['voxsmith', 'reference'] as const) {
       const r = await one(server, shortText(n++));
@@ -105,9 +118,12 @@ async function measure(
   for (const clients of options.levels) {
     for (let round = 0; round < options.rounds; round++) {
       // Which server goes first alternates, so a trend in the machine's load favours neither.
-      const order: Server[] = round % 2 === 0 ? ['voxsmith', 'reference'] : ['reference', 'voxsmith'];
+      const servers: Server[] = options.defaultRateLevels.includes(clients)
+        ? ['voxsmith', 'reference', 'voxsmith at its default rate']
+        : ['voxsmith', 'reference'];
+      const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const server of order) {
-        const pid = server === 'voxsmith' ? service.pid : reference.pid;
+        const pid = server === 'reference' ? reference.pid : service.pid;
         const cpu = cpuMeter(pid);
         let ok = 0;
         let errors = 0;
@@ -182,16 +198,17 @@ async function measure(
 
   const rows: string[][] = [];
   const summary: string[][] = [];
-  for (const clients of options.levels) {
+  const levelRows = (clients: number, kind: Exclude<Server, 'reference'>): void => {
     const at = (server: Server) => windows.filter((w) => w.clients === clients && w.server === server);
-    const vox = at('voxsmith');
+    const vox = at(kind);
     const ref = at('reference');
     const ratios = vox.map((w) => w.rps / (ref.find((r) => r.round === w.round)?.rps ?? Number.NaN));
     const shortsUnderLoad = vox.flatMap((w) => w.shortFirst);
     const loadedP95 = percentile(shortsUnderLoad, 95);
     const idleP95 = percentile(idleShort.voxsmith, 95);
+    const label = kind === 'voxsmith' ? String(clients) : `${clients}, Voxsmith at its default ${FORMATS.pcm.sampleRate} Hz`;
     rows.push([
-      String(clients),
+      label,
       vox.map((w) => fixed(w.rps, 2)).join(' '),
       ref.map((w) => fixed(w.rps, 2)).join(' '),
       `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
@@ -206,21 +223,28 @@ async function measure(
       )} / ${ms(percentile(idleShort.reference, 95))}`,
       String([...vox, ...ref].reduce((e, w) => e + w.errors, 0)),
     ]);
+    const rate = kind === 'voxsmith' ? `${REFERENCE_RATE} Hz like the reference` : `its default ${FORMATS.pcm.sampleRate} Hz`;
     summary.push([
-      `2 000 characters at ${clients} clients: Voxsmith / spawn-per-request req/s (median ratio, spread)`,
+      `2 000 characters at ${clients} clients, Voxsmith at ${rate}: Voxsmith / spawn-per-request req/s (median ratio, spread)`,
       `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
     ]);
-    summary.push([`short first audio p95 under ${clients} long clients / idle`, `${ms(loadedP95)} / ${ms(idleP95)} ms`]);
-  }
+    if (kind === 'voxsmith')
+      summary.push([`short first audio p95 under ${clients} long clients / idle`, `${ms(loadedP95)} / ${ms(idleP95)} ms`]);
+  };
+  for (const clients of options.levels) levelRows(clients, 'voxsmith');
+  for (const clients of options.defaultRateLevels) if (options.levels.includes(clients)) levelRows(clients, 'voxsmith at its default rate');
 
   return [
     {
       title: '16. Side by side with a spawn-per-request server: 2 000-character texts',
       notes: [
-        `Voxsmith: POST /v1/speak, voice ${options.voice}, pcm. Reference: a small node HTTP server (bench/spawn-reference.ts) that runs`,
-        `Debian's /usr/bin/flite -voice ${options.referenceVoice} per request and answers with its WAV. Every text is new (a tag in front, 2 000 characters).`,
-        `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The two servers' windows`,
-        `alternate (${options.rounds} rounds per level, the first server alternating), and the ratio is taken per round: median (min–max).`,
+        `Voxsmith: POST /v1/speak, voice ${options.voice}, pcm at sample_rate ${REFERENCE_RATE}, the audio the reference answers. Reference: a small node`,
+        `HTTP server (bench/spawn-reference.ts) that runs Debian's /usr/bin/flite -voice ${options.referenceVoice} per request and answers with its WAV`,
+        `(${REFERENCE_RATE} Hz). Every text is new (a tag in front, 2 000 characters). Rows "at its default": Voxsmith's pcm without sample_rate`,
+        `(${FORMATS.pcm.sampleRate} Hz: resampled, 1.5 times the bytes), a third window in the same rounds; its short first audio against the idle ${REFERENCE_RATE} Hz one.`,
+        `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The servers' windows`,
+        `alternate (${options.rounds} rounds per level, the first server rotating), and the ratio is taken per round: median (min–max).`,
+        'The service is measured once all its synthesis threads are warm.',
         `Meanwhile a prober asks the same server for a new short sentence every ${PROBE_EVERY_MS} ms (open loop: the same short load on both): its first audio`,
         `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
         'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',

@@ -122,6 +122,11 @@ export class Metrics {
     gauge('voxsmith_synthesis_running', 'Synthesis tasks being rendered by a worker now', () => this.poolSource?.().running ?? 0);
     gauge('voxsmith_synthesis_workers', 'Worker threads in the synthesis pool', () => this.poolSource?.().workers ?? 0);
     gauge(
+      'voxsmith_synthesis_workers_ready',
+      'Worker threads whose engines are loaded and warm (the service is ready from the first; the others warm up in turn)',
+      () => this.poolSource?.().readyWorkers ?? 0,
+    );
+    gauge(
       'voxsmith_synthesis_low_priority_workers',
       'Threads (synthesis workers, the job encoder) that run long work at a lower CPU priority, so short requests come first',
       () => this.poolSource?.().lowPriorityThreads ?? 0,

@@ -26,9 +26,11 @@ export interface Turn {
    */
   othersSlack: number;
   /**
-   * Seconds since a request other than a long reading last asked for its first turn on this thread (Infinity:
-   * none yet). Where short requests have been arriving, more are likely: one that arrives while a piece
-   * renders waits for all of it.
+   * Seconds since a request other than a long reading last asked for its first turn on this thread while a long
+   * reading ran here (Infinity: none yet). Where short requests have been arriving beside long readings, more
+   * are likely: one that arrives while a piece renders waits for all of it. Arrivals while the thread held no
+   * long reading do not count: in a pool that keeps a thread for short requests, the thread that was kept may
+   * take long readings later, and the short requests then go to the thread kept now.
    */
   sinceShortArrival: number;
 }
@@ -44,12 +46,25 @@ export class PieceTurns {
   private seq = 0;
   private scheduled = false;
   private lastShortArrival = -Infinity;
+  /** Long readings under way on this thread (longStarted). */
+  private longReadings = 0;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
+  /** A long reading started on this thread; call the result when it has ended. */
+  longStarted(): () => void {
+    this.longReadings++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.longReadings--;
+    };
+  }
+
   /** Resolves when it is this request's turn to render a piece. */
   take(need: TurnNeed): Promise<Turn> {
-    if (need.firstAudioAt === undefined && need.longReading !== true) this.lastShortArrival = this.now();
+    if (need.firstAudioAt === undefined && need.longReading !== true && this.longReadings > 0) this.lastShortArrival = this.now();
     return new Promise((go) => {
       this.waiting.push({ need: { ...need }, seq: this.seq++, go });
       this.schedule();

@@ -152,7 +152,8 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
  * A long reading's sentence is cut into clause pieces (text/clause-pieces.ts) when a request waiting on the
  * thread has less audio left to play than this (a newcomer has none): a whole 25-word sentence is ~70 ms of
  * flite on an idle core and two or three times that on a busy one, and that listener would wait for all of it.
- * Also while short requests have been arriving on the thread (within SHORT_ARRIVALS_SECONDS): the next one is
+ * Also while short requests have been arriving on the thread beside long readings (within SHORT_ARRIVALS_SECONDS,
+ * see Turn.sinceShortArrival): the next one is
  * likely to arrive while a piece renders and to wait for all of it. Otherwise the sentence renders whole: the
  * cuts cost ~10 % more engine time and the whole sentence's prosody.
  */

@@ -35,6 +35,8 @@ export interface PoolStats {
   queued: number;
   running: number;
   workers: number;
+  /** Threads that have loaded and warmed up their engines (/readyz answers from the first; the rest warm in turn). */
+  readyWorkers: number;
   /** Long readings running on each thread, busiest first (threads without any left out). */
   longReadings: number[];
   /** Times a long reading's thread has paused for a short request's first audio (core-yield.ts). */
@@ -164,6 +166,7 @@ export class SynthPool {
       queued,
       running: Math.max(0, this.inFlight - queued),
       workers: this.piscina.threads.length,
+      readyWorkers: this.piscina.threads.filter((t) => this.readyThreads.has(t.threadId)).length,
       longReadings: [...this.balancer.longReadings().values()].sort((a, b) => b - a),
       longPauses: pausesSoFar(this.coreYield),
       lowPriorityThreads: loweredThreads(this.coreYield),

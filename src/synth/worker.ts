@@ -109,6 +109,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   const long = task.long === true;
   // A long reading steps aside for short requests' first audio; a short request counts until its first audio.
   const longEnded = long ? coreYield?.longStarted() : undefined;
+  const longTurnsEnded = long ? turns.longStarted() : undefined;
   const firstAudio = long ? undefined : coreYield?.shortStarted();
 
   const onControl = (msg: ControlMessage): void => {
@@ -204,6 +205,7 @@ async function speak(task: SpeakTask): Promise<SpeakResult> {
   } finally {
     firstAudio?.();
     longEnded?.();
+    longTurnsEnded?.();
     port.off('message', onControl);
     port.off('close', onClose);
   }

@@ -69,6 +69,7 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
       'voxsmith_synthesis_queue_depth',
       'voxsmith_synthesis_running',
       'voxsmith_synthesis_workers',
+      'voxsmith_synthesis_workers_ready',
       'voxsmith_synthesis_long_pauses_total',
       'voxsmith_synthesis_low_priority_workers',
       'voxsmith_websocket_streams_active',
@@ -78,6 +79,9 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
       assert.ok(names.has(name), name);
     }
     assert.ok(total(samples, 'voxsmith_synthesis_workers') >= 1);
+    // Threads warm up in turn (this test app does not wait for them): none to all may be warm.
+    const ready = total(samples, 'voxsmith_synthesis_workers_ready');
+    assert.ok(ready >= 0 && ready <= total(samples, 'voxsmith_synthesis_workers'), `ready threads: ${ready}`);
     assert.ok(total(samples, 'voxsmith_http_requests_total', { route: '/api/auth/api-keys', method: 'POST', status: '201' }) >= 1);
   });
 

@@ -59,13 +59,33 @@ test('a turn tells the least playback left among those waiting (none for one wit
   );
 });
 
-test("a turn tells how long ago a request other than a long reading arrived; a long reading's arrival does not count", async () => {
+test("a turn tells how long ago a request other than a long reading arrived beside one; a long reading's arrival does not count", async () => {
   let now = NOW;
   const turns = new PieceTurns(() => now);
   assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'none arrived yet');
+  const ended = turns.longStarted();
   await turns.take({ ...fresh, longReading: true });
   assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, Infinity, 'a long reading is not a short request');
   await turns.take(fresh);
   now += 4_000;
   assert.equal((await turns.take({ ...playing(1, 3), longReading: true })).sinceShortArrival, 4);
+  ended();
+  ended(); // a second call changes nothing
+  now += 1_000;
+  await turns.take(fresh);
+  assert.equal((await turns.take(playing(1, 3))).sinceShortArrival, 5, 'with no long reading under way, an arrival is not counted');
+});
+
+test('short requests that arrived while the thread held no long reading do not count for a long reading that starts later', async () => {
+  let now = NOW;
+  const turns = new PieceTurns(() => now);
+  // The thread was the pool's thread for short requests: many arrived.
+  for (let i = 0; i < 5; i++) await turns.take(fresh);
+  now += 500;
+  // Then it took a long reading, and short requests went elsewhere: its sentences need no clause cuts.
+  turns.longStarted();
+  assert.equal((await turns.take({ ...playing(1, 30), longReading: true })).sinceShortArrival, Infinity);
+  await turns.take(fresh);
+  now += 2_000;
+  assert.equal((await turns.take({ ...playing(1, 30), longReading: true })).sinceShortArrival, 2);
 });

@@ -66,12 +66,14 @@ test('with one warm-up at a time, the pool serves from its first warm thread whi
     await pool.serving();
     // The second thread's warm-up starts only when the first has reported ready.
     assert.equal(allReady, false, 'still warming');
+    assert.equal(pool.stats().readyWorkers, 1, 'the stats count the warm thread only');
     const channel = new MessageChannel();
     channel.port1.on('message', () => undefined);
     const result = await pool.run(speakTask(1, channel.port2), [channel.port2]);
     channel.port1.close();
     assert.equal(result.type, 'spoken');
     await all;
+    assert.equal(pool.stats().readyWorkers, 2);
   } finally {
     await pool.close();
   }
