@@ -97,6 +97,8 @@ export interface CpuUse {
   driverPercent: number;
   /** Every other process on the machine: what the server and the driver could not use. */
   othersPercent: number;
+  /** What the hypervisor gave other guests of a virtual machine meanwhile (steal), in % of one core. */
+  stealPercent: number;
 }
 
 /** CPU use of process `pid` from this call until stop(), beside the driver's and the rest of the machine's. */
@@ -109,6 +111,7 @@ export function cpuMeter(pid: number, driverPids: number[] = []): { stop(): CpuU
   const threads0 = threadCpuSeconds(pid);
   const driver0 = driverSeconds();
   const machine0 = machineBusySeconds();
+  const steal0 = machineStealSeconds();
   const t0 = performance.now();
   return {
     stop: () => {
@@ -126,6 +129,7 @@ export function cpuMeter(pid: number, driverPids: number[] = []): { stop(): CpuU
           .sort((a, b) => b - a),
         driverPercent: pct(driver),
         othersPercent: Math.max(0, pct(machineBusySeconds() - machine0 - server - driver)),
+        stealPercent: pct(machineStealSeconds() - steal0),
       };
     },
   };
@@ -137,6 +141,15 @@ export function machineBusySeconds(): number {
   // cpu user nice system idle iowait irq softirq steal ...
   const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
   return (user + nice + system + irq + softirq) / clockTicks();
+}
+
+/**
+ * CPU seconds the hypervisor has run other guests on this virtual machine's cores since boot (steal): time
+ * the bench and the service wanted a core and did not get it. Numbers taken while it is high are not comparable.
+ */
+export function machineStealSeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  return Number(line.trim().split(/\s+/)[8] ?? 0) / clockTicks();
 }
 
 /** CPU seconds of this process plus its children that have ended (the service, the probe, bench/engines.ts). */

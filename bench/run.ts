@@ -11,7 +11,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { agent } from './http-client.ts';
 import { Probe } from './probe.ts';
-import { machineBusySeconds, memory, ownCpuSecondsWithChildren } from './proc.ts';
+import { machineBusySeconds, machineStealSeconds, memory, ownCpuSecondsWithChildren } from './proc.ts';
 import { renderSection, table, type Section } from './report.ts';
 import { engineRtf } from './sections/engine-rtf.ts';
 import { mixedMemory } from './sections/memory.ts';
@@ -60,6 +60,7 @@ const load = () =>
     .join(' / ');
 const began = performance.now();
 const machineBusy0 = machineBusySeconds();
+const steal0 = machineStealSeconds();
 const own0 = ownCpuSecondsWithChildren();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
@@ -107,6 +108,11 @@ if (only === 'side-by-side') {
   await sideBySideSections();
   agent.destroy();
   process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
+  const seconds = (performance.now() - began) / 1000;
+  const stealSeconds = machineStealSeconds() - steal0;
+  process.stdout.write(
+    `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(stealSeconds, 0)} core-seconds (${fixed((stealSeconds / (seconds * machine.cores)) * 100, 0)} % of the machine)\n`,
+  );
   process.exit(0);
 }
 
@@ -213,14 +219,25 @@ const total = (performance.now() - began) / 1000;
 // minus ours (this process, the service, the probe and bench/engines.ts, all ended and reaped by now).
 const others = machineBusySeconds() - machineBusy0 - (ownCpuSecondsWithChildren() - own0);
 const othersShare = Math.max(0, others) / (total * machine.cores);
+const steal = machineStealSeconds() - steal0;
+const stealShare = steal / (total * machine.cores);
 const footer = [
   `Load average at end (1/5/15 min, includes the bench itself): ${load()}`,
   `Bench wall time: ${fixed(total, 0)} s; CPU used by other processes meanwhile: ${fixed(Math.max(0, others), 0)} core-seconds (${fixed(othersShare * 100, 0)} % of the machine)`,
+  `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(steal, 0)} core-seconds (${fixed(stealShare * 100, 0)} % of the machine)`,
 ];
 // Measured CPU of other processes, not the load average: the 1-minute average still remembers work that ended
 // before the bench began.
 const busy = othersShare > 0.1;
-const caveat = busy ? "**Other work shared the cores during this run (other engineers' tests), so these numbers are pessimistic.**" : '';
+const stolen = stealShare > 0.05;
+const caveat = [
+  busy ? "**Other work shared the cores during this run (other engineers' tests), so these numbers are pessimistic.**" : '',
+  stolen
+    ? '**The hypervisor took a share of the cores during this run (steal), so absolute numbers are pessimistic and windows compared with each other unequally loaded.**'
+    : '',
+]
+  .filter(Boolean)
+  .join('\n');
 process.stdout.write(`## Summary\n\n${table(['measure', 'value'], summary)}\n\n${[...footer, caveat].filter(Boolean).join('\n')}\n`);
 
 if (!quick) {

@@ -61,6 +61,8 @@ interface Window {
   /** Short sentences' first audio meanwhile (ms). */
   shortFirst: number[];
   cpuPercent: number;
+  /** The machine's steal meanwhile (% of one core): windows with more had less CPU to work with. */
+  stealPercent: number;
 }
 
 export async function sideBySide(
@@ -158,12 +160,12 @@ async function measure(
         );
         const seconds = (performance.now() - t0) / 1000;
         loading = false;
-        const cpuPercent = cpu.stop().percent;
+        const { percent: cpuPercent, stealPercent } = cpu.stop();
         await prober;
-        const w: Window = { server, clients, round, rps: ok / seconds, errors, shortFirst, cpuPercent };
+        const w: Window = { server, clients, round, rps: ok / seconds, errors, shortFirst, cpuPercent, stealPercent };
         windows.push(w);
         log(
-          `side by side: ${server} at ${clients} clients, round ${round + 1}: ${fixed(w.rps, 2)} req/s, server CPU ${fixed(cpuPercent, 0)} %`,
+          `side by side: ${server} at ${clients} clients, round ${round + 1}: ${fixed(w.rps, 2)} req/s, server CPU ${fixed(cpuPercent, 0)} %, steal ${fixed(stealPercent, 0)} %`,
         );
       }
     }
@@ -214,6 +216,7 @@ async function measure(
       `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
       fixed(median(vox.map((w) => w.cpuPercent)), 0),
       fixed(median(ref.map((w) => w.cpuPercent)), 0),
+      `${vox.map((w) => fixed(w.stealPercent, 0)).join(' ')} / ${ref.map((w) => fixed(w.stealPercent, 0)).join(' ')}`,
       `${ms(loadedP95)} / ${ms(idleP95)} = ${fixed(loadedP95 / idleP95, 2)}`,
       `${ms(
         percentile(
@@ -248,6 +251,7 @@ async function measure(
         `Meanwhile a prober asks the same server for a new short sentence every ${PROBE_EVERY_MS} ms (open loop: the same short load on both): its first audio`,
         `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
         'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',
+        'Steal: what the hypervisor gave other guests of this virtual machine during each window, in % of one core (of 200 %).',
       ],
       headers: [
         'clients',
@@ -256,6 +260,7 @@ async function measure(
         'ratio',
         'Voxsmith CPU %',
         'reference CPU %',
+        'steal % by round, Voxsmith / reference',
         'Voxsmith short first audio p95 ms loaded / idle',
         'reference short p95 ms loaded / idle',
         'errors',
