@@ -135,12 +135,22 @@ export function cpuMeter(pid: number, driverPids: number[] = []): { stop(): CpuU
   };
 }
 
-/** CPU seconds all cores of the machine have spent busy since boot (any process). */
-export function machineBusySeconds(): number {
+/** The machine's CPU time since boot, all cores, in seconds: /proc/stat's "cpu" line. */
+function machineCpu(): { user: number; nice: number; system: number; irq: number; softirq: number; steal: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
   // cpu user nice system idle iowait irq softirq steal ...
-  const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
-  return (user + nice + system + irq + softirq) / clockTicks();
+  const [user, nice, system, , , irq, softirq, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map((t) => Number(t) / clockTicks());
+  return { user, nice, system, irq, softirq, steal };
+}
+
+/** CPU seconds all cores of the machine have spent busy since boot (any process). */
+export function machineBusySeconds(): number {
+  const { user, nice, system, irq, softirq } = machineCpu();
+  return user + nice + system + irq + softirq;
 }
 
 /**
@@ -148,8 +158,7 @@ export function machineBusySeconds(): number {
  * the bench and the service wanted a core and did not get it. Numbers taken while it is high are not comparable.
  */
 export function machineStealSeconds(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
-  return Number(line.trim().split(/\s+/)[8] ?? 0) / clockTicks();
+  return machineCpu().steal;
 }
 
 /** CPU seconds of this process plus its children that have ended (the service, the probe, bench/engines.ts). */

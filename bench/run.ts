@@ -62,6 +62,12 @@ const began = performance.now();
 const machineBusy0 = machineBusySeconds();
 const steal0 = machineStealSeconds();
 const own0 = ownCpuSecondsWithChildren();
+/** What the hypervisor took since the bench began (steal), as a line of the report. */
+const stealLine = (): string => {
+  const steal = machineStealSeconds() - steal0;
+  const share = steal / (((performance.now() - began) / 1000) * machine.cores);
+  return `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(steal, 0)} core-seconds (${fixed(share * 100, 0)} % of the machine)`;
+};
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 const machine = {
@@ -108,11 +114,7 @@ if (only === 'side-by-side') {
   await sideBySideSections();
   agent.destroy();
   process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
-  const seconds = (performance.now() - began) / 1000;
-  const stealSeconds = machineStealSeconds() - steal0;
-  process.stdout.write(
-    `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(stealSeconds, 0)} core-seconds (${fixed((stealSeconds / (seconds * machine.cores)) * 100, 0)} % of the machine)\n`,
-  );
+  process.stdout.write(`${stealLine()}\n`);
   process.exit(0);
 }
 
@@ -219,12 +221,11 @@ const total = (performance.now() - began) / 1000;
 // minus ours (this process, the service, the probe and bench/engines.ts, all ended and reaped by now).
 const others = machineBusySeconds() - machineBusy0 - (ownCpuSecondsWithChildren() - own0);
 const othersShare = Math.max(0, others) / (total * machine.cores);
-const steal = machineStealSeconds() - steal0;
-const stealShare = steal / (total * machine.cores);
+const stealShare = (machineStealSeconds() - steal0) / (total * machine.cores);
 const footer = [
   `Load average at end (1/5/15 min, includes the bench itself): ${load()}`,
   `Bench wall time: ${fixed(total, 0)} s; CPU used by other processes meanwhile: ${fixed(Math.max(0, others), 0)} core-seconds (${fixed(othersShare * 100, 0)} % of the machine)`,
-  `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(steal, 0)} core-seconds (${fixed(stealShare * 100, 0)} % of the machine)`,
+  stealLine(),
 ];
 // Measured CPU of other processes, not the load average: the 1-minute average still remembers work that ended
 // before the bench began.

@@ -110,17 +110,21 @@ export async function startService(options: StartOptions = {}): Promise<BenchSer
   }
 }
 
+/** The value of an unlabelled metric in /metrics' text (NaN when absent). */
+export function metricValue(metrics: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+}
+
 /**
  * Resolves once every synthesis thread is warm (the service is ready, and answers, from the first; the others
  * warm up in turn, seconds of CPU each): a measurement started before would time warm-ups, not requests.
  */
 export async function allThreadsWarm(service: Pick<BenchService, 'base'>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
-  const value = (metrics: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const metrics = (await request(`${service.base}/metrics`, { keepBody: true })).text();
-    const workers = value(metrics, 'voxsmith_synthesis_workers');
-    if (workers > 0 && value(metrics, 'voxsmith_synthesis_workers_ready') === workers) return;
+    const workers = metricValue(metrics, 'voxsmith_synthesis_workers');
+    if (workers > 0 && metricValue(metrics, 'voxsmith_synthesis_workers_ready') === workers) return;
     if (Date.now() > deadline) throw new Error(`the synthesis threads were not all warm within ${timeoutMs / 1000} s`);
     await sleep(100);
   }

@@ -2,12 +2,9 @@
 // hit ratio and size the service reports in /metrics.
 import { request, speak } from '../http-client.ts';
 import type { Section } from '../report.ts';
+import { metricValue } from '../service.ts';
 import { fixed, ms, percentile } from '../stats.ts';
 import { ONE_SENTENCE } from '../texts.ts';
-
-function gauge(metrics: string, name: string): number {
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-}
 
 export async function cacheHit(base: string, key: string, voice: string, runs: number): Promise<Section> {
   const rows: string[][] = [];
@@ -29,9 +26,9 @@ export async function cacheHit(base: string, key: string, voice: string, runs: n
     rows.push([format, ms(percentile(misses, 50)), ms(percentile(hits, 50)), ms(percentile(hits, 95)), ms(Math.max(...hits))]);
   }
   const metrics = (await request(`${base}/metrics`)).text();
-  const ratio = gauge(metrics, 'voxsmith_synthesis_cache_hit_ratio');
-  const bytes = gauge(metrics, 'voxsmith_synthesis_cache_bytes');
-  const entries = gauge(metrics, 'voxsmith_synthesis_cache_entries');
+  const ratio = metricValue(metrics, 'voxsmith_synthesis_cache_hit_ratio');
+  const bytes = metricValue(metrics, 'voxsmith_synthesis_cache_bytes');
+  const entries = metricValue(metrics, 'voxsmith_synthesis_cache_entries');
   return {
     title: '11. Synthesis cache: first byte of a hit',
     notes: [

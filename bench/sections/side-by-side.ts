@@ -4,8 +4,9 @@
 // 16: 2 000-character texts (each one new, so nothing is cached) in closed loops of C clients, windows of the
 // two servers interleaved so drift in the machine's load falls on both alike; requests/s of each, and their
 // ratio per round (median and spread). Voxsmith is asked for the audio the reference answers (flite's own
-// 16 000 Hz); at some levels also at its default rate, which resamples and sends 1.5 times the bytes. Meanwhile one client asks for short sentences one after another and
-// times their first audio, against the same sentences on the idle server.
+// 16 000 Hz); at some levels also at its default rate, which resamples and sends more bytes. Meanwhile one
+// client asks for short sentences at a steady pace and times their first audio, against the same sentences on
+// the idle server.
 // 17: N WebSocket streams of ~400 characters sent at the same moment. A listener starts playing at its first
 // audio and stalls whenever the audio received so far has all been played; each stream's stalls are computed
 // from when each audio message arrived and how many seconds it carried.
@@ -244,7 +245,7 @@ async function measure(
         `Voxsmith: POST /v1/speak, voice ${options.voice}, pcm at sample_rate ${REFERENCE_RATE}, the audio the reference answers. Reference: a small node`,
         `HTTP server (bench/spawn-reference.ts) that runs Debian's /usr/bin/flite -voice ${options.referenceVoice} per request and answers with its WAV`,
         `(${REFERENCE_RATE} Hz). Every text is new (a tag in front, 2 000 characters). Rows "at its default": Voxsmith's pcm without sample_rate`,
-        `(${FORMATS.pcm.sampleRate} Hz: resampled, 1.5 times the bytes), a third window in the same rounds; its short first audio against the idle ${REFERENCE_RATE} Hz one.`,
+        `(${FORMATS.pcm.sampleRate} Hz: resampled, ${fixed(FORMATS.pcm.sampleRate / REFERENCE_RATE, 1)} times the bytes), a third window in the same rounds; its short first audio against the idle ${REFERENCE_RATE} Hz one.`,
         `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The servers' windows`,
         `alternate (${options.rounds} rounds per level, the first server rotating), and the ratio is taken per round: median (min–max).`,
         'The service is measured once all its synthesis threads are warm.',

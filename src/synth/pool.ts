@@ -98,15 +98,20 @@ export class SynthPool {
     });
   }
 
-  /** Every current thread has reported; a thread piscina replaced after a crash must report anew. */
+  /** Current threads that have reported ready; a thread piscina replaced after a crash must report anew. */
+  private warmThreads(): number {
+    return this.piscina.threads.filter((t) => this.readyThreads.has(t.threadId)).length;
+  }
+
+  /** Every current thread has reported. */
   private allReady(): boolean {
-    const threads = this.piscina.threads;
-    return threads.length >= this.size && threads.every((t) => this.readyThreads.has(t.threadId));
+    const threads = this.piscina.threads.length;
+    return threads >= this.size && this.warmThreads() === threads;
   }
 
   /** A current thread has reported (the balancer sends requests there first). */
   private anyReady(): boolean {
-    return this.piscina.threads.some((t) => this.readyThreads.has(t.threadId));
+    return this.warmThreads() > 0;
   }
 
   private settleWaiters(): void {
@@ -166,7 +171,7 @@ export class SynthPool {
       queued,
       running: Math.max(0, this.inFlight - queued),
       workers: this.piscina.threads.length,
-      readyWorkers: this.piscina.threads.filter((t) => this.readyThreads.has(t.threadId)).length,
+      readyWorkers: this.warmThreads(),
       longReadings: [...this.balancer.longReadings().values()].sort((a, b) => b - a),
       longPauses: pausesSoFar(this.coreYield),
       lowPriorityThreads: loweredThreads(this.coreYield),
