@@ -3,10 +3,11 @@
 # in resident.c, compiled to a wasm32-wasi library with no main program and no audio device. Needs Debian's
 # clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32, and deb-src lines for the Debian archive: run
 # as root, it installs the first and adds the second. The output is committed, so none of this is needed to
-# build, test or run the service.
+# build, test or run the service. OUT=path writes the library there instead (to compare a build with the
+# committed one).
 set -eu
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-OUT="$HERE/src/synth/engines/flite/flite.wasm"
+OUT=${OUT:-"$HERE/src/synth/engines/flite/flite.wasm"}
 GLUE="$HERE/src/synth/engines/flite/resident.c"
 CLANG=${CLANG:-clang-14}
 SYSROOT=${WASI_SYSROOT:-/usr}
@@ -65,13 +66,14 @@ EOF
   echo "$GLUE"
 } > sources.txt
 
-FLAGS="--target=wasm32-wasi --sysroot=$SYSROOT -isystem $tmp/shim -O2 -DCST_NO_SOCKETS -DCST_AUDIO_NONE
+FLAGS="--target=wasm32-wasi --sysroot=$SYSROOT -isystem $tmp/shim -O2 -flto -DCST_NO_SOCKETS -DCST_AUDIO_NONE
   -Iinclude -Ilang/usenglish -Ilang/cmulex -Wno-everything"
 mkdir -p obj
 # Two at a time (the voice data files are large); any failure stops the build.
 # shellcheck disable=SC2086
 xargs -P 2 -I {} sh -c '"$0" $1 -I"$(dirname "$2")" -c "$2" -o "obj/$(echo "$2" | tr / _).o"' "$CLANG" "$FLAGS" {} < sources.txt
-# A reactor (no main): the host calls _initialize, then the exported vx_* functions.
+# A reactor (no main): the host calls _initialize, then the exported vx_* functions. -flto (in FLAGS) lets
+# the link inline across files, resident.c's strcmp into flite's feature lookups among them.
 # shellcheck disable=SC2086
 "$CLANG" $FLAGS -mexec-model=reactor -fuse-ld=lld -Wl,--strip-all -Wl,--gc-sections \
   -Wl,-z,stack-size=1048576 -o "$tmp/flite.wasm" obj/*.o
