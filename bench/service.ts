@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, START } from '../test/helpers/process.ts';
 import { request } from './http-client.ts';
+import { cpuSeconds } from './proc.ts';
 
 export interface BenchService {
   pid: number;
@@ -22,6 +23,9 @@ export interface BenchService {
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 120_000;
 const READY_POLL_MS = 10;
+/** Quiet: the service used less than QUIET_CORES of a core over QUIET_WINDOW_MS (an idle service uses ~1 %). */
+const QUIET_WINDOW_MS = 1_000;
+const QUIET_CORES = 0.05;
 // The bench chooses its own store, mailer and limits; inherited settings would change what is measured.
 const CLEARED_ENV = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'WORKERS', 'LOG_LEVEL', 'METRICS_TOKEN'];
 
@@ -116,17 +120,28 @@ export function metricValue(metrics: string, name: string): number {
 }
 
 /**
- * Resolves once every synthesis thread is warm (the service is ready, and answers, from the first; the others
- * warm up in turn, seconds of CPU each): a measurement started before would time warm-ups, not requests.
+ * Resolves once every synthesis thread is warm and the service has gone quiet: it is ready, and answers, from
+ * the first warm thread; the others warm up in turn, and then every thread loads and warms the engines the
+ * default voice does not use (espeak: ~2 s of CPU each), in the background. A measurement started before
+ * would time warm-ups, not requests.
  */
-export async function allThreadsWarm(service: Pick<BenchService, 'base'>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
+export async function allThreadsWarm(service: Pick<BenchService, 'base' | 'pid'>, timeoutMs = START_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const late = () => {
+    if (Date.now() > deadline) throw new Error(`the service did not finish warming up within ${timeoutMs / 1000} s`);
+  };
   for (;;) {
     const metrics = (await request(`${service.base}/metrics`, { keepBody: true })).text();
     const workers = metricValue(metrics, 'voxsmith_synthesis_workers');
-    if (workers > 0 && metricValue(metrics, 'voxsmith_synthesis_workers_ready') === workers) return;
-    if (Date.now() > deadline) throw new Error(`the synthesis threads were not all warm within ${timeoutMs / 1000} s`);
+    if (workers > 0 && metricValue(metrics, 'voxsmith_synthesis_workers_ready') === workers) break;
+    late();
     await sleep(100);
+  }
+  for (;;) {
+    const before = cpuSeconds(service.pid);
+    await sleep(QUIET_WINDOW_MS);
+    if (((cpuSeconds(service.pid) - before) * 1000) / QUIET_WINDOW_MS < QUIET_CORES) return;
+    late();
   }
 }
 

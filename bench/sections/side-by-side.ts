@@ -104,11 +104,54 @@ async function measure(
     return { ok: r.status === 200 && r.bytes > 44, firstMs: r.ttfbMs };
   };
 
-  // Both warmed up, then the short sentences on the idle servers.
-  for (const server of ['voxsmith', 'reference'] as const) {
-    await one(server, longText(`warm ${server}`));
-    await one(server, shortText(n++));
-  }
+  /** C clients in a closed loop of long texts beside the open-loop prober, on one server: one window. */
+  const load = async (server: Server, clients: number, round: number): Promise<Window> => {
+    const pid = server === 'reference' ? reference.pid : service.pid;
+    const cpu = cpuMeter(pid);
+    let ok = 0;
+    let errors = 0;
+    let loading = true;
+    const shortFirst: number[] = [];
+    // Open loop: a short request every PROBE_EVERY_MS whatever the last one's answer, so both servers get
+    // the same short load (a closed loop gave the server that answers sooner more of it to render).
+    const probes: Promise<void>[] = [];
+    const prober = (async () => {
+      while (loading) {
+        probes.push(
+          one(server, shortText(n++)).then(
+            (r) => {
+              if (r.ok && loading) shortFirst.push(r.firstMs);
+            },
+            () => undefined,
+          ),
+        );
+        await sleep(PROBE_EVERY_MS);
+      }
+      await Promise.all(probes);
+    })();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async (_, c) => {
+        for (let i = 0; i < options.requestsPerClient; i++) {
+          const r = await one(server, longText(`${server} ${clients} ${round} ${c} ${i}`)).catch(() => ({ ok: false, firstMs: 0 }));
+          if (r.ok) ok++;
+          else errors++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    loading = false;
+    const { percent: cpuPercent, stealPercent } = cpu.stop();
+    await prober;
+    return { server, clients, round, rps: ok / seconds, errors, shortFirst, cpuPercent, stealPercent };
+  };
+
+  // One window on each server that is not measured: the service's first loaded seconds were slower than the
+  // rest (its heap growing to the load's size, the optimizing compilers at work on every thread: ~1 300 page
+  // faults per request against ~100 later, the helper threads three times as busy), and round 0 measured them.
+  for (const server of ['voxsmith', 'reference'] as const) await load(server, options.levels[0] ?? 1, -1);
+
+  // Then the short sentences on the idle servers.
   const idleShort: Record<'voxsmith' | 'reference', number[]> = { voxsmith: [], reference: [] };
   for (let i = 0; i < options.idleShorts; i++) {
     for (const server of ['voxsmith', 'reference'] as const) {
@@ -126,47 +169,10 @@ async function measure(
         : ['voxsmith', 'reference'];
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const server of order) {
-        const pid = server === 'reference' ? reference.pid : service.pid;
-        const cpu = cpuMeter(pid);
-        let ok = 0;
-        let errors = 0;
-        let loading = true;
-        const shortFirst: number[] = [];
-        // Open loop: a short request every PROBE_EVERY_MS whatever the last one's answer, so both servers get
-        // the same short load (a closed loop gave the server that answers sooner more of it to render).
-        const probes: Promise<void>[] = [];
-        const prober = (async () => {
-          while (loading) {
-            probes.push(
-              one(server, shortText(n++)).then(
-                (r) => {
-                  if (r.ok && loading) shortFirst.push(r.firstMs);
-                },
-                () => undefined,
-              ),
-            );
-            await sleep(PROBE_EVERY_MS);
-          }
-          await Promise.all(probes);
-        })();
-        const t0 = performance.now();
-        await Promise.all(
-          Array.from({ length: clients }, async (_, c) => {
-            for (let i = 0; i < options.requestsPerClient; i++) {
-              const r = await one(server, longText(`${server} ${clients} ${round} ${c} ${i}`)).catch(() => ({ ok: false, firstMs: 0 }));
-              if (r.ok) ok++;
-              else errors++;
-            }
-          }),
-        );
-        const seconds = (performance.now() - t0) / 1000;
-        loading = false;
-        const { percent: cpuPercent, stealPercent } = cpu.stop();
-        await prober;
-        const w: Window = { server, clients, round, rps: ok / seconds, errors, shortFirst, cpuPercent, stealPercent };
+        const w = await load(server, clients, round);
         windows.push(w);
         log(
-          `side by side: ${server} at ${clients} clients, round ${round + 1}: ${fixed(w.rps, 2)} req/s, server CPU ${fixed(cpuPercent, 0)} %, steal ${fixed(stealPercent, 0)} %`,
+          `side by side: ${server} at ${clients} clients, round ${round + 1}: ${fixed(w.rps, 2)} req/s, server CPU ${fixed(w.cpuPercent, 0)} %, steal ${fixed(w.stealPercent, 0)} %`,
         );
       }
     }
@@ -248,7 +254,7 @@ async function measure(
         `(${FORMATS.pcm.sampleRate} Hz: resampled, ${fixed(FORMATS.pcm.sampleRate / REFERENCE_RATE, 1)} times the bytes), a third window in the same rounds; its short first audio against the idle ${REFERENCE_RATE} Hz one.`,
         `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The servers' windows`,
         `alternate (${options.rounds} rounds per level, the first server rotating), and the ratio is taken per round: median (min–max).`,
-        'The service is measured once all its synthesis threads are warm.',
+        `The service is measured once all its synthesis threads are warm and it has gone quiet, and both servers after one unmeasured window at ${options.levels[0] ?? 1} clients.`,
         `Meanwhile a prober asks the same server for a new short sentence every ${PROBE_EVERY_MS} ms (open loop: the same short load on both): its first audio`,
         `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
         'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',
