@@ -1,12 +1,15 @@
 // A worker thread interleaves its requests piece by piece (piece-turns.ts): a request that arrives while a
 // long reading renders must wait for the piece under way and no more. A long reading's sentences are cut into
-// clause pieces only while someone waiting on the thread is short of audio, and otherwise render whole. Driven
+// clause pieces only while someone waiting on the thread is short of audio (or short requests keep coming), and
+// otherwise render whole; a shorter request's later sentences only while someone is short of audio. Driven
 // in-process the way worker.ts drives the pipeline: one PieceTurns for both requests, a turn before each
 // piece, and a return to the event loop after each block sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PieceTurns, type Turn } from '../../src/synth/piece-turns.ts';
 import { renderSpeech } from '../../src/synth/pipeline.ts';
+import { cutAtClauses } from '../../src/synth/text/clause-pieces.ts';
+import { verbatim } from '../../src/synth/text/mapped.ts';
 
 const CLAUSES = [
   'The keeper showed him the stairs, the lamp, the brass fittings he had polished for decades, and the small window where the kettle always stood.',
@@ -98,4 +101,20 @@ test("a long reading's sentences render whole while nobody waits, in clauses whi
   // The same speech either way, give or take the pauses at the cuts.
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(sum(pressed) - sum(alone)) < 0.1 * sum(alone), `${sum(pressed).toFixed(1)} s against ${sum(alone).toFixed(1)} s`);
+});
+
+test("a shorter request's later sentences are cut into clauses while a listener runs short; its first sentence stays whole", async () => {
+  // Three sentences, under the long-reading length: a stream's text, its first sentence short.
+  const text = `Stream one of many. ${CLAUSES[1]} ${CLAUSES[2]}`;
+  const cuts = (sentence: string) => cutAtClauses({ text: sentence, break: 'sentence', mapped: verbatim(sentence) }).length;
+  assert.ok(cuts(CLAUSES[1]) > 1 && cuts(CLAUSES[2]) > 1);
+  const alone = await pieces(text, { othersSlack: Infinity, sinceShortArrival: Infinity });
+  const relaxed = await pieces(text, { othersSlack: 30, sinceShortArrival: 0.1 });
+  const pressed = await pieces(text, { othersSlack: 0.2, sinceShortArrival: Infinity });
+  assert.equal(alone.length, 3, 'each sentence whole with nobody else on the thread');
+  assert.equal(relaxed.length, 3, 'short requests arriving do not make it cut: only long readings cut for them');
+  assert.equal(pressed.length, 1 + cuts(CLAUSES[1]) + cuts(CLAUSES[2]), 'its later sentences in clauses while a listener runs short');
+  assert.ok(Math.abs(pressed[0] - alone[0]) < 0.05, `the first sentence whole: ${pressed[0]} s against ${alone[0]} s`);
+  // A one-sentence request has no later sentence: it stays whole however pressed the thread is.
+  assert.equal((await pieces(CLAUSES[1], { othersSlack: 0, sinceShortArrival: 0 })).length, 1);
 });

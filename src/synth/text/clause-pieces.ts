@@ -1,10 +1,11 @@
-// A long sentence of a long reading, cut into clause-sized pieces when others on its thread need a turn soon
-// (the render loop decides, piece by piece). A piece renders in one synchronous engine call, and a worker
-// thread serves the other requests it interleaves only between pieces: behind a whole 25-word sentence
-// (~70 ms of flite on an idle core, two or three times that on a busy one) a newcomer's first audio waited
-// far longer than its own first piece takes. Cuts come only where the engine itself
-// would phrase: after a clause's punctuation (the pause there stays a clause pause), and in a clause still
-// too long, before a conjunction or relative word that opens the next one. Short sentences stay whole, so their prosody is the engine's.
+// A long sentence of a long reading (or a later sentence of any request), cut into clause-sized pieces when
+// others on its thread need a turn soon (the render loop decides, piece by piece: pipeline.ts cutsNow). A piece
+// renders in one synchronous engine call, and a worker thread serves the other requests it interleaves only
+// between pieces: behind a whole 25-word sentence (~70 ms of flite on an idle core, two or three times that on
+// a busy one) a newcomer's first audio waited far longer than its own first piece takes. Cuts come only where
+// the engine itself would phrase: after a clause's punctuation (the pause there stays a clause pause), and in a
+// clause still too long, before a conjunction or relative word that opens the next one. Short sentences stay
+// whole, so their prosody is the engine's.
 import type { Break, MappedSentence } from './index.ts';
 import { sliceMapped } from './mapped.ts';
 import { CLAUSE_END, opensClause } from './phrases.ts';
