@@ -224,7 +224,7 @@ VX_EXPORT("vx_phones") const char *vx_phones(int index, const char *text)
  * flite looks features up by name (feat_val and the feature functions its CART trees call), comparing names
  * with strcmp: 11 % of a long reading's engine time went to wasi-libc's strcmp, a call into an archive the
  * link-time optimizer cannot see into. Defined here (the link takes this one before libc's), the compiler
- * inlines it into those lookups: 9-10 % less CPU per second of audio, the audio bit for bit the same
+ * inlines it into those lookups: 8-10 % less CPU per second of audio, the audio bit for bit the same
  * (scripts/build-flite-wasm.sh compiles with -flto for this).
  */
 int strcmp(const char *a, const char *b)
