@@ -62,12 +62,6 @@ const began = performance.now();
 const machineBusy0 = machineBusySeconds();
 const steal0 = machineStealSeconds();
 const own0 = ownCpuSecondsWithChildren();
-/** What the hypervisor took since the bench began (steal), as a line of the report. */
-const stealLine = (): string => {
-  const steal = machineStealSeconds() - steal0;
-  const share = steal / (((performance.now() - began) / 1000) * machine.cores);
-  return `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(steal, 0)} core-seconds (${fixed(share * 100, 0)} % of the machine)`;
-};
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 const machine = {
@@ -82,6 +76,15 @@ const header = [
   `Machine: ${machine.cores} cores, ${machine.cpu}; Node ${machine.node}; ${process.platform}/${process.arch}`,
   `Load average at start (1/5/15 min): ${machine.loadStart}`,
 ];
+/** What the hypervisor took since the bench began (steal): core-seconds, its share of the machine, and a report line. */
+const steal = (): { share: number; line: string } => {
+  const seconds = machineStealSeconds() - steal0;
+  const share = seconds / (((performance.now() - began) / 1000) * machine.cores);
+  return {
+    share,
+    line: `CPU the hypervisor gave other guests meanwhile (steal): ${fixed(seconds, 0)} core-seconds (${fixed(share * 100, 0)} % of the machine)`,
+  };
+};
 process.stdout.write(`# Voxsmith benchmark${quick ? ' (quick)' : ''}\n\n${header.join('\n')}\n\n`);
 
 const sections = new Map<number, Section>();
@@ -114,7 +117,7 @@ if (only === 'side-by-side') {
   await sideBySideSections();
   agent.destroy();
   process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
-  process.stdout.write(`${stealLine()}\n`);
+  process.stdout.write(`${steal().line}\n`);
   process.exit(0);
 }
 
@@ -221,19 +224,18 @@ const total = (performance.now() - began) / 1000;
 // minus ours (this process, the service, the probe and bench/engines.ts, all ended and reaped by now).
 const others = machineBusySeconds() - machineBusy0 - (ownCpuSecondsWithChildren() - own0);
 const othersShare = Math.max(0, others) / (total * machine.cores);
-const stealShare = (machineStealSeconds() - steal0) / (total * machine.cores);
+const stolen = steal();
 const footer = [
   `Load average at end (1/5/15 min, includes the bench itself): ${load()}`,
   `Bench wall time: ${fixed(total, 0)} s; CPU used by other processes meanwhile: ${fixed(Math.max(0, others), 0)} core-seconds (${fixed(othersShare * 100, 0)} % of the machine)`,
-  stealLine(),
+  stolen.line,
 ];
 // Measured CPU of other processes, not the load average: the 1-minute average still remembers work that ended
 // before the bench began.
 const busy = othersShare > 0.1;
-const stolen = stealShare > 0.05;
 const caveat = [
   busy ? "**Other work shared the cores during this run (other engineers' tests), so these numbers are pessimistic.**" : '',
-  stolen
+  stolen.share > 0.05
     ? '**The hypervisor took a share of the cores during this run (steal), so absolute numbers are pessimistic and windows compared with each other unequally loaded.**'
     : '',
 ]

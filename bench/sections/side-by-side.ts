@@ -10,6 +10,7 @@
 // 17: N WebSocket streams of ~400 characters sent at the same moment. A listener starts playing at its first
 // audio and stalls whenever the audio received so far has all been played; each stream's stalls are computed
 // from when each audio message arrived and how many seconds it carried.
+import { availableParallelism } from 'node:os';
 import { FORMATS } from '../../src/audio/encoders/index.ts';
 import { request, speak } from '../http-client.ts';
 import { cpuMeter } from '../proc.ts';
@@ -149,7 +150,8 @@ async function measure(
   // One window on each server that is not measured: the service's first loaded seconds were slower than the
   // rest (its heap growing to the load's size, the optimizing compilers at work on every thread: ~1 300 page
   // faults per request against ~100 later, the helper threads three times as busy), and round 0 measured them.
-  for (const server of ['voxsmith', 'reference'] as const) await load(server, options.levels[0] ?? 1, -1);
+  const warmClients = options.levels[0] ?? 1;
+  for (const server of ['voxsmith', 'reference'] as const) await load(server, warmClients, -1);
 
   // Then the short sentences on the idle servers.
   const idleShort: Record<'voxsmith' | 'reference', number[]> = { voxsmith: [], reference: [] };
@@ -254,11 +256,11 @@ async function measure(
         `(${FORMATS.pcm.sampleRate} Hz: resampled, ${fixed(FORMATS.pcm.sampleRate / REFERENCE_RATE, 1)} times the bytes), a third window in the same rounds; its short first audio against the idle ${REFERENCE_RATE} Hz one.`,
         `Each window: C clients in a closed loop, ${options.requestsPerClient} requests each; req/s = requests / window seconds. The servers' windows`,
         `alternate (${options.rounds} rounds per level, the first server rotating), and the ratio is taken per round: median (min–max).`,
-        `The service is measured once all its synthesis threads are warm and it has gone quiet, and both servers after one unmeasured window at ${options.levels[0] ?? 1} clients.`,
+        `The service is measured once all its synthesis threads are warm and it has gone quiet, and both servers after one unmeasured window at ${warmClients} clients.`,
         `Meanwhile a prober asks the same server for a new short sentence every ${PROBE_EVERY_MS} ms (open loop: the same short load on both): its first audio`,
         `(time to the first body byte; the reference's is its whole answer) against the same on the idle server (${options.idleShorts} each).`,
         'Server CPU: the server process (the reference: its own process; the flite programs it spawns are not counted).',
-        'Steal: what the hypervisor gave other guests of this virtual machine during each window, in % of one core (of 200 %).',
+        `Steal: what the hypervisor gave other guests of this virtual machine during each window, in % of one core (of ${availableParallelism() * 100} %).`,
       ],
       headers: [
         'clients',

@@ -2,7 +2,7 @@
 // threads or ports (the caller supplies emit/signal), so it also runs in-process in tests.
 //
 // The render loop: the request's plan (script-plan.ts: sentences with their voice, rate and volume,
-// explicit silences, marks) becomes pieces (a sentence each; clauses in a long reading), each
+// explicit silences, marks) becomes pieces (a sentence each; clauses under pressure, see cutsNow), each
 // piece is spoken by speak-piece.ts (rendered, cut down to its speech while it renders, given the pause its
 // punctuation or a <break> asks for) into the output stream (output-stream.ts: resampling, level,
 // encoding, word timings and marks, flow control).
@@ -42,8 +42,8 @@ type Step = { type: 'speech'; piece: Piece } | { type: 'silence'; seconds: numbe
 
 /**
  * The steps of a request, in speaking order: each sentence a piece, whole (its first audio leaves while the
- * engine renders it, see speak-piece.ts). A long reading's long sentences are cut into clauses later, piece by
- * piece, when others on the thread need a turn soon (see CLAUSE_SLACK_SECONDS).
+ * engine renders it, see speak-piece.ts). Sentences are cut into clauses later, piece by piece, when others on
+ * the thread need a turn soon (see cutsNow).
  */
 function planSteps(req: SpeechRequest, plan: readonly PlanItem[]): Step[] {
   const speed = clampSpeed(req.speed);
@@ -150,20 +150,19 @@ export async function renderSpeech(req: SpeechRequest, hooks: RenderHooks): Prom
 }
 
 /**
- * A long reading's sentence is cut into clause pieces (text/clause-pieces.ts) when a request waiting on the
- * thread has less audio left to play than this (a newcomer has none): a whole 25-word sentence is ~70 ms of
- * flite on an idle core and two or three times that on a busy one, and that listener would wait for all of it.
- * Also while short requests have been arriving on the thread beside long readings (within SHORT_ARRIVALS_SECONDS,
- * see Turn.sinceShortArrival): the next one is
- * likely to arrive while a piece renders and to wait for all of it. Otherwise the sentence renders whole: the
- * cuts cost ~10 % more engine time and the whole sentence's prosody.
+ * cutsNow's bounds. A listener is running short when it has less audio left to play than CLAUSE_SLACK_SECONDS
+ * (a newcomer has none): a whole 25-word sentence is ~70 ms of flite on an idle core and two or three times that
+ * on a busy one, and that listener would wait for all of it. Short requests that arrived on the thread beside
+ * long readings within SHORT_ARRIVALS_SECONDS (Turn.sinceShortArrival) make the next one likely to arrive while
+ * a piece renders and to wait for all of it. Otherwise a sentence renders whole: the cuts cost ~10 % more engine
+ * time and the whole sentence's prosody.
  */
 const CLAUSE_SLACK_SECONDS = 1;
 const SHORT_ARRIVALS_SECONDS = 10;
 
 /**
- * Whether the next sentence is cut into clause pieces. A long reading cuts while a listener on its thread runs
- * short or short requests come (above). Any other request cuts only once its own audio plays, and only for a
+ * Whether the next sentence is cut into clause pieces (text/clause-pieces.ts). A long reading cuts while a
+ * listener on its thread runs short or short requests come (above). Any other request cuts only once its own audio plays, and only for a
  * listener running short: a stream's later sentences, so that many streams that start at once each get a clause
  * of their next sentence before a short first one runs out. 64 streams with a four-word first sentence: 22-48 %
  * played without a stall over 150 ms (worst stalls 1.4-1.8 s) with whole sentences, 59-86 % (0.3-0.8 s) with
