@@ -64,10 +64,14 @@ async function axe(label: string): Promise<void> {
 /** Navigates through the header as a person does: on a phone, through its menu. */
 async function openNav(name: string, heading: string): Promise<void> {
   const menu = page.getByRole('button', { name: 'Menu' });
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+  // Right after a page load the header may not be drawn yet, and isVisible() does not wait: wait for the
+  // menu button (a phone) or the link (a desktop) before asking which one this width has.
+  await menu.or(link).first().waitFor();
   if (await menu.isVisible()) {
     if ((await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
   }
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await link.click();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 

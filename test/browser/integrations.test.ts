@@ -259,8 +259,12 @@ describe('integrations in Chromium', { skip }, () => {
       .getByRole('button', { name: /Sign out|Menu/ })
       .first()
       .click();
-    if (await page.getByRole('button', { name: 'Sign out' }).isVisible()) await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' }).waitFor();
+    // On a phone that click opened the menu: wait for its Sign out (isVisible() does not wait) or the signed-out page.
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    const signInHeading = page.getByRole('heading', { level: 1, name: 'Sign in to Voxsmith' });
+    await signOut.or(signInHeading).first().waitFor();
+    if (await signOut.isVisible()) await signOut.click();
+    await signInHeading.waitFor();
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w.width, height: w.height });
       const gap = await page.evaluate<number>(
