@@ -25,7 +25,7 @@ import { clonePace } from './sections/clone-pace.ts';
 import { fairness } from './sections/fairness.ts';
 import { jobsBench } from './sections/jobs.ts';
 import { streamsAtOnce } from './sections/streams-64.ts';
-import { sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
+import { MAX_EDGE_STREAMS, sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
 import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
@@ -99,7 +99,8 @@ if (built.status !== 0) throw new Error(`building the service failed (${built.st
 
 /** Sections 16-18 on a service of their own, with the bench's lifted limits (no cache, no per-key limit). */
 async function sideBySideSections(): Promise<void> {
-  const own = await startService();
+  // Room for every stream of section 17 at once (its scaled row), even with the fewest threads (one core: two).
+  const own = await startService({ env: { SYNTHESIS_SLOTS_PER_WORKER: String(Math.ceil(MAX_EDGE_STREAMS / 2)) } });
   try {
     await allThreadsWarm(own);
     const [tp, stalls] = await sideBySide({ base: own.base, key: own.key, pid: own.pid }, SIDE_BY_SIDE, log);
