@@ -99,8 +99,8 @@ if (built.status !== 0) throw new Error(`building the service failed (${built.st
 
 /** Sections 16-18 on a service of their own, with the bench's lifted limits (no cache, no per-key limit). */
 async function sideBySideSections(): Promise<void> {
-  // Room for every stream of section 17 at once (its scaled row), even with the fewest threads (one core: two).
-  const own = await startService({ env: { SYNTHESIS_SLOTS_PER_WORKER: String(Math.ceil(MAX_EDGE_STREAMS / 2)) } });
+  // Room for every stream of section 17 at once (its scaled row), over the service's default threads.
+  const own = await startService({ env: { SYNTHESIS_SLOTS_PER_WORKER: String(Math.ceil(MAX_EDGE_STREAMS / defaultWorkers())) } });
   try {
     await allThreadsWarm(own);
     const [tp, stalls] = await sideBySide({ base: own.base, key: own.key, pid: own.pid }, SIDE_BY_SIDE, log);

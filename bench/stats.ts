@@ -17,3 +17,8 @@ export function ms(value: number): string {
 export function fixed(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
+
+/** The smallest and largest of a sample, "min–max", each to `digits`. */
+export function range(values: readonly number[], digits: number): string {
+  return `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`;
+}

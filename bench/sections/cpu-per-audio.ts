@@ -11,7 +11,7 @@ import { speak, PCM_BYTES_PER_SECOND } from '../http-client.ts';
 import { cpuSeconds, ownCpuSecondsWithChildren } from '../proc.ts';
 import type { Section } from '../report.ts';
 import { FLITE_PROGRAM } from '../spawn-reference.ts';
-import { fixed, median } from '../stats.ts';
+import { fixed, median, range } from '../stats.ts';
 import { ONE_SENTENCE, PARAGRAPH_2000 } from '../texts.ts';
 
 const run = promisify(execFile);
@@ -105,13 +105,12 @@ export async function cpuPerAudioSecond(
         prog.push(msPerAudioSecond(await batch(perRun, () => programCost(dir, referenceVoice, fresh(), n))));
       }
       const ratio = median(svc) / median(prog);
-      const spread = (xs: number[]): string => `${fixed(Math.min(...xs), 1)}–${fixed(Math.max(...xs), 1)}`;
       rows.push([
         name,
         fixed(median(svc), 1),
-        spread(svc),
+        range(svc, 1),
         fixed(median(prog), 1),
-        spread(prog),
+        range(prog, 1),
         fixed(ratio, 2),
         `${runs} + ${runs} of ${perRun}`,
       ]);

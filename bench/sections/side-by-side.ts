@@ -16,7 +16,7 @@ import { request, speak } from '../http-client.ts';
 import { cpuMeter } from '../proc.ts';
 import type { Section } from '../report.ts';
 import { startSpawnReference, type SpawnReference } from '../spawn-reference.ts';
-import { fixed, median, ms, percentile } from '../stats.ts';
+import { fixed, median, ms, percentile, range } from '../stats.ts';
 import { PARAGRAPH_2000, PARAGRAPH_400 } from '../texts.ts';
 import { openStreams, speakOnAll } from '../ws-client.ts';
 
@@ -168,7 +168,6 @@ async function measure(
     }
   }
 
-  const largestStreams = Math.max(...options.streams);
   const windows: Window[] = [];
   for (const clients of options.levels) {
     for (let round = 0; round < options.rounds; round++) {
@@ -187,15 +186,15 @@ async function measure(
     }
   }
 
+  const largestStreams = Math.max(...options.streams);
   const streamRows: string[][] = [];
   const streamSummary: string[][] = [];
-  const streamRuns: { count: number; label: string }[] = options.streams.map((count) => ({ count, label: String(count) }));
-  const rtfs: number[] = [];
-  for (let run = 0; run < streamRuns.length; run++) {
-    const { count, label } = streamRuns[run];
+  /** N streams of each text shape, a row each; their aggregate RTFs. */
+  const streamRowsAt = async (count: number, label: string): Promise<number[]> => {
+    const rtfs: number[] = [];
     for (const shape of STREAM_TEXTS) {
       const s = await streamsAtOnce(service, options.voice, count, shape.text);
-      if (count === largestStreams) rtfs.push(s.aggregateRtf);
+      rtfs.push(s.aggregateRtf);
       log(
         `side by side: ${count} streams, ${shape.name}: ${fixed(s.smoothShare * 100, 0)} % without a stall over ${STALL_MS} ms, worst ${ms(s.worstMs)} ms`,
       );
@@ -216,14 +215,18 @@ async function measure(
         `${fixed(s.smoothShare * 100, 0)} % / ${ms(s.worstMs)} ms / ${fixed(s.aggregateRtf, 2)}`,
       ]);
     }
-    // The target holds while the server keeps up with all streams at an aggregate RTF up to EDGE_RTF. On a
-    // machine fast enough that the largest count stays far below it, one more count, scaled from that count's
-    // RTF, measures the order where the target is hardest.
-    if (run === streamRuns.length - 1 && count === largestStreams) {
-      const edge = Math.min(MAX_EDGE_STREAMS, Math.floor((count * EDGE_RTF) / Math.max(...rtfs)));
-      if (edge >= count * EDGE_MIN_STEP) streamRuns.push({ count: edge, label: `${edge} (scaled to RTF ~${EDGE_RTF})` });
-    }
+    return rtfs;
+  };
+  let largestRtfs: number[] = [];
+  for (const count of options.streams) {
+    const rtfs = await streamRowsAt(count, String(count));
+    if (count === largestStreams) largestRtfs = rtfs;
   }
+  // The target holds while the server keeps up with all streams at an aggregate RTF up to EDGE_RTF. On a machine
+  // fast enough that the largest count stays far below it, one more count, scaled from that count's RTF,
+  // measures the order where the target is hardest.
+  const edge = Math.min(MAX_EDGE_STREAMS, Math.floor((largestStreams * EDGE_RTF) / Math.max(...largestRtfs)));
+  if (edge >= largestStreams * EDGE_MIN_STEP) await streamRowsAt(edge, `${edge} (scaled to RTF ~${EDGE_RTF})`);
 
   const rows: string[][] = [];
   const summary: string[][] = [];
@@ -240,7 +243,7 @@ async function measure(
       label,
       vox.map((w) => fixed(w.rps, 2)).join(' '),
       ref.map((w) => fixed(w.rps, 2)).join(' '),
-      `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
+      `${fixed(median(ratios), 2)} (${range(ratios, 2)})`,
       fixed(median(vox.map((w) => w.cpuPercent)), 0),
       fixed(median(ref.map((w) => w.cpuPercent)), 0),
       `${vox.map((w) => fixed(w.stealPercent, 0)).join(' ')} / ${ref.map((w) => fixed(w.stealPercent, 0)).join(' ')}`,
@@ -256,7 +259,7 @@ async function measure(
     const rate = kind === 'voxsmith' ? `${REFERENCE_RATE} Hz like the reference` : `its default ${FORMATS.pcm.sampleRate} Hz`;
     summary.push([
       `2 000 characters at ${clients} clients, Voxsmith at ${rate}: Voxsmith / spawn-per-request req/s (median ratio, spread)`,
-      `${fixed(median(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`,
+      `${fixed(median(ratios), 2)} (${range(ratios, 2)})`,
     ]);
     if (kind === 'voxsmith')
       summary.push([`short first audio p95 under ${clients} long clients / idle`, `${ms(loadedP95)} / ${ms(idleP95)} ms`]);

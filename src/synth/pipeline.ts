@@ -162,9 +162,9 @@ const SHORT_ARRIVALS_SECONDS = 10;
 
 /**
  * Whether the next sentence is cut into clause pieces (text/clause-pieces.ts). A long reading cuts while a
- * listener on its thread runs short or short requests come (above). Any other request cuts only once its own audio plays, and only for a
- * listener running short: a stream's later sentences, so that many streams that start at once each get a clause
- * of their next sentence before a short first one runs out. 64 streams with a four-word first sentence: 22-48 %
+ * listener on its thread runs short or short requests come (above). Any other request cuts only once its own
+ * audio plays, and only for a listener running short: a stream's later sentences, so that many streams that
+ * start at once each get a clause of their next sentence before a short first one runs out. 64 streams with a four-word first sentence: 22-48 %
  * played without a stall over 150 ms (worst stalls 1.4-1.8 s) with whole sentences, 59-86 % (0.3-0.8 s) with
  * clauses, at an aggregate real-time factor of ~0.6 on two cores. A request's first sentence stays whole: its
  * first audio leaves while it renders, and a one-sentence request keeps its prosody.
