@@ -93,6 +93,17 @@ describe('no PUBLIC_URL: the service answers on its own addresses', () => {
     });
   }
 
+  for (const address of ['127.0.0.1', '127.0.0.2']) {
+    test(`/openapi.json fetched from ${address} names a server on ${address} (/docs' "Try it out" calls it)`, async () => {
+      const res = await raw(port, '/openapi.json', { connectTo: address });
+      assert.equal(res.status, 200);
+      const servers = res.json.servers as Array<{ url: string }>;
+      assert.ok(servers.length > 0);
+      // A browser resolves a relative server against the document's own address.
+      assert.equal(new URL(servers[0]!.url, `http://${address}:${port}/openapi.json`).origin, `http://${address}:${port}`);
+    });
+  }
+
   test('localhost is its own origin too', async () => {
     const { cookie } = await signInFrom('127.0.0.1', 'localhost@example.com');
     const created = await raw(port, '/api/auth/api-keys', {

@@ -14,6 +14,7 @@ interface Operation {
 }
 type Doc = {
   openapi: string;
+  servers: Array<{ url: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, unknown> };
 };
@@ -39,6 +40,13 @@ describe('/openapi.json', () => {
     const result = await validator.validate(doc as unknown as Record<string, unknown>);
     assert.equal(validator.version, '3.1');
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  test('with PUBLIC_URL set, its one server is PUBLIC_URL', () => {
+    assert.deepEqual(
+      doc.servers.map((server) => server.url),
+      [new URL(s.app.config.publicUrl).href.replace(/\/$/, '')],
+    );
   });
 
   test('covers every route the server registers (bar the dashboard’s files and /docs’ own)', () => {

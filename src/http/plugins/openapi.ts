@@ -191,6 +191,16 @@ function packageVersion(): string {
 }
 
 /**
+ * Where "Try it out" sends requests. Without PUBLIC_URL the service answers on every address it has (127.0.0.1, a
+ * LAN address, localhost), so the server is relative: it resolves against the address the document was fetched
+ * from. A fixed localhost there made every call from another address fail in the browser.
+ */
+function documentServer(config: FastifyInstance['config']): { url: string; description: string } {
+  if (config.publicUrlSet) return { url: config.publicUrl.href.replace(/\/$/, ''), description: 'PUBLIC_URL' };
+  return { url: '/', description: 'The address this page was loaded from' };
+}
+
+/**
  * The OpenAPI 3.1 document at /openapi.json, generated from the route schemas, and the interactive reference
  * at /docs. Register it before any route: it learns routes as they are added.
  */
@@ -212,7 +222,7 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
           'breeding, and an OpenAI-compatible speech endpoint. Every error is a non-2xx status with `{"error", "code", "request_id"}`.',
         license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
       },
-      servers: [{ url: app.config.publicUrl.href.replace(/\/$/, '') }],
+      servers: [documentServer(app.config)],
       tags: TAGS,
       components: {
         securitySchemes: {
