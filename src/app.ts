@@ -42,6 +42,7 @@ import { usageRoutes } from './http/routes/usage.ts';
 import { wyomingRoutes } from './http/routes/wyoming.ts';
 import { sdkRoutes } from './http/routes/sdk.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
+import { cartesiaRoutes } from './http/routes/cartesia.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
 import { SpeechCache } from './speech/cache.ts';
@@ -358,5 +359,6 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(sdkRoutes);
   await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });
+  await app.register(cartesiaRoutes, { limits: options.streamLimits });
   return app;
 }

@@ -5,7 +5,8 @@ import type { PoolStats } from '../synth/pool.ts';
 import type { SpeechChunk } from '../synth/synthesizer.ts';
 
 /** Where a synthesis was asked for: the label that tells the three front doors apart. */
-export type SpeechEndpoint = 'speak' | 'stream' | 'openai' | 'elevenlabs' | 'preview' | 'timestamps' | 'wyoming' | 'jobs';
+export type SpeechEndpoint =
+  'speak' | 'stream' | 'openai' | 'elevenlabs' | 'preview' | 'timestamps' | 'wyoming' | 'jobs' | 'cartesia' | 'deepgram';
 
 export interface SpeechLabels {
   endpoint: SpeechEndpoint;

@@ -29,6 +29,8 @@ export interface InputStreamOptions {
   door: SpeechEndpoint;
   format: EncodeFormat;
   voice: StreamVoice;
+  /** The output's rate and framing, when the door's client chose them (the vendors' sockets); the format's own otherwise. */
+  output?: Pick<SpeechInput, 'sampleRate' | 'codec' | 'headerless'>;
   /** Characters the stream may hold unspoken: text not yet cut plus sentences waiting for synthesis. */
   maxChars: number;
   /** The `text_too_long` message for a piece that would make the stream hold `wouldHold` characters. */
@@ -88,13 +90,13 @@ export class InputStream {
    * never handed on after it has. True when the sentence was spoken to its end.
    */
   async speak(work: SentenceWork, signal: AbortSignal, hooks: SpeakHooks): Promise<boolean> {
-    const { speech: service, door, format, voice } = this.options;
+    const { speech: service, door, format, voice, output } = this.options;
     try {
       const caller = await this.options.payer();
       if (!caller || signal.aborted) return false;
       const speech = await service.speak(
         caller,
-        { ...voice, text: work.text, format, door, pauseBefore: work.pauseBefore, onQueued: hooks.onQueued },
+        { ...voice, ...output, text: work.text, format, door, pauseBefore: work.pauseBefore, onQueued: hooks.onQueued },
         signal,
       );
       await hooks.onStart?.(speech);
