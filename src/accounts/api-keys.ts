@@ -21,6 +21,15 @@ export interface ListedKey {
   created_at: string;
   last_used: string | null;
   scopes: KeyScope[];
+  /** The key that minted this one; null when the dashboard session did. */
+  parent_key_id: string | null;
+}
+
+export interface RevokedKeys {
+  /** The key named. */
+  id: string;
+  /** The live keys it had minted, directly or down the line, revoked with it. */
+  also_revoked: string[];
 }
 
 export interface KeyPrincipal {
@@ -29,10 +38,14 @@ export interface KeyPrincipal {
   scopes: readonly KeyScope[];
 }
 
-/** Who asks for a new key: the account, and the scopes the asking credential holds (all of them for a session). */
+/**
+ * Who asks for a new key: the account, the scopes the asking credential holds (all of them for a session), and
+ * the asking key (null for a session), recorded as the new key's parent so it dies with it.
+ */
 export interface KeyGrantor {
   userId: string;
   scopes: readonly KeyScope[];
+  keyId: string | null;
 }
 
 /** Scopes in their one stored order, each once. */
@@ -89,9 +102,12 @@ export class ApiKeyService {
     const created_at = new Date().toISOString();
     const inserted = await this.db.transaction().execute(async (trx) => {
       await lockUserForCap(trx, this.dialect, userId);
+      // Revocations take the same lock, so a key revoked while it mints either sees its child (and revokes it)
+      // or is seen revoked here: no child can outlive its parent by being minted in between.
+      if (grantor.keyId !== null && !(await this.isLive(trx, grantor.keyId))) throw new AppError('unauthorized');
       const result = await trx
         .insertInto('api_keys')
-        .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at', 'scopes'])
+        .columns(['id', 'user_id', 'name', 'secret_hash', 'last4', 'created_at', 'scopes', 'parent_key_id'])
         .expression(
           trx
             .selectNoFrom((eb) => [
@@ -102,6 +118,7 @@ export class ApiKeyService {
               eb.val(key.slice(-4)).as('last4'),
               eb.val(created_at).as('created_at'),
               eb.val(storedScopes(scopes)).as('scopes'),
+              eb.val(grantor.keyId).as('parent_key_id'),
             ])
             .where((eb) =>
               eb(
@@ -125,7 +142,7 @@ export class ApiKeyService {
   async list(userId: string): Promise<ListedKey[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'name', 'last4', 'created_at', 'last_used', 'scopes'])
+      .select(['id', 'name', 'last4', 'created_at', 'last_used', 'scopes', 'parent_key_id'])
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .orderBy('created_at', 'asc')
@@ -137,24 +154,54 @@ export class ApiKeyService {
       created_at: r.created_at,
       last_used: r.last_used,
       scopes: parsedScopes(r.scopes),
+      parent_key_id: r.parent_key_id,
     }));
   }
 
   /**
-   * Revokes the caller's own key and tells every node, so streams opened with it close at once; false
-   * when the id names no live key of theirs (then nothing is broadcast).
+   * Revokes one of the caller's keys and every live key it minted, down the whole line, in one transaction, and
+   * tells every node about each, so their streams close at once; null when the id names no live key of theirs
+   * (then nothing is broadcast). Requests are refused on every node from the commit on, since each one reads its
+   * key's row.
    */
-  async revoke(userId: string, keyId: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: new Date().toISOString() })
-      .where('id', '=', keyId)
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) return false;
-    await this.events.publish({ type: 'key-revoked', keyId });
-    return true;
+  async revoke(userId: string, keyId: string): Promise<RevokedKeys | null> {
+    const revoked = await this.db.transaction().execute(async (trx) => {
+      await lockUserForCap(trx, this.dialect, userId);
+      const named = await trx
+        .selectFrom('api_keys')
+        .select('id')
+        .where('id', '=', keyId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!named) return null;
+      // The line walks through revoked keys too: one revoked before parents cascaded may have live children.
+      const line = await trx
+        .withRecursive('line(id)', (db) =>
+          db
+            .selectFrom('api_keys')
+            .select('id')
+            .where('id', '=', keyId)
+            .union(db.selectFrom('api_keys').innerJoin('line', 'line.id', 'api_keys.parent_key_id').select('api_keys.id')),
+        )
+        .selectFrom('line')
+        .innerJoin('api_keys', 'api_keys.id', 'line.id')
+        .select('api_keys.id')
+        .where('api_keys.user_id', '=', userId)
+        .where('api_keys.revoked_at', 'is', null)
+        .execute();
+      const ids = line.map((r) => r.id);
+      await trx.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', 'in', ids).execute();
+      return ids;
+    });
+    if (revoked === null) return null;
+    await Promise.all(revoked.map((id) => this.events.publish({ type: 'key-revoked', keyId: id })));
+    return { id: keyId, also_revoked: revoked.filter((id) => id !== keyId) };
+  }
+
+  private async isLive(db: Db, keyId: string): Promise<boolean> {
+    const row = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyId).executeTakeFirst();
+    return row !== undefined && row.revoked_at === null;
   }
 
   /** Resolves a presented key; null for malformed, unknown and revoked keys alike. */
@@ -184,8 +231,7 @@ export class ApiKeyService {
   }
 
   /** Whether the key still works (used by long-lived streams to re-check). */
-  async isActive(keyId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyId).executeTakeFirst();
-    return row !== undefined && row.revoked_at === null;
+  isActive(keyId: string): Promise<boolean> {
+    return this.isLive(this.db, keyId);
   }
 }

@@ -57,6 +57,9 @@ export const ApiKey = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   last_used: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   scopes: Type.Array(KeyScopeSchema, { description: 'What the key may do' }),
+  parent_key_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The key that minted this one (revoking it revokes this one too); null when minted from the dashboard',
+  }),
 });
 export type ApiKey = Static<typeof ApiKey>;
 
@@ -70,5 +73,9 @@ export const RevokeKeyBody = Type.Optional(
   Type.Union([Type.Object({ key_id: Type.Optional(KeyId), id: Type.Optional(KeyId) }), Type.Null()]),
 );
 
-export const RevokedKey = Type.Object({ id: Type.String(), revoked: Type.Boolean() });
+export const RevokedKey = Type.Object({
+  id: Type.String(),
+  revoked: Type.Boolean(),
+  also_revoked: Type.Array(Type.String(), { description: 'The live keys it had minted, directly or down the line, revoked with it' }),
+});
 export type RevokedKey = Static<typeof RevokedKey>;

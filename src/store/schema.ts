@@ -38,6 +38,8 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   /** Space-separated, in KEY_SCOPES order. */
   scopes: string;
+  /** The key that minted this one; null when a session did (or before parents were recorded). */
+  parent_key_id: string | null;
 }
 
 export interface UsageTable {

@@ -78,8 +78,8 @@ describe('client: sign-in and keys through the SDK', () => {
       speakerClient.listKeys(),
       (err: unknown) => err instanceof VoxsmithError && err.status === 403 && err.code === 'insufficient_scope',
     );
-    assert.deepEqual(await withKey.revokeKey(speaker.id), { id: speaker.id, revoked: true });
-    assert.deepEqual(await dashboard.revokeKey(created.id), { id: created.id, revoked: true });
+    assert.deepEqual(await withKey.revokeKey(speaker.id), { id: speaker.id, revoked: true, also_revoked: [] });
+    assert.deepEqual(await dashboard.revokeKey(created.id), { id: created.id, revoked: true, also_revoked: [] });
     await assert.rejects(withKey.listKeys(), (err: unknown) => err instanceof VoxsmithError && err.status === 401);
 
     await dashboard.logout();

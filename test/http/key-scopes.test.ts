@@ -84,7 +84,7 @@ describe('keys with a Bearer key (session, then key, then keys)', () => {
     ];
     for (const [i, res] of (await Promise.all(revokes)).entries()) {
       assert.equal(res.status, 200, `revoke ${i}`);
-      assert.deepEqual(await res.json(), { id: made[i].id, revoked: true });
+      assert.deepEqual(await res.json(), { id: made[i].id, revoked: true, also_revoked: [] });
     }
     for (const k of made)
       assert.equal((await s.request('/api/auth/api-keys', { bearer: k.key })).status, 401, `${k.name} is revoked at once`);

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signedInKey, type ServiceProcess } from '../helpers/process.ts';
 import type { SmtpSink } from '../helpers/smtp-sink.ts';
+import { StreamClient } from '../helpers/ws-client.ts';
 import { callNode, NODES_ORIGIN, startTwoNodes, type TwoNodes } from '../helpers/two-nodes.ts';
 
 const ORIGIN = NODES_ORIGIN;
@@ -106,5 +107,41 @@ describe('key management across two nodes (PostgreSQL + Redis)', () => {
       assert.equal(speak.status, 200);
       assert.ok((await speak.arrayBuffer()).byteLength > 10_000);
     }
+  });
+
+  test("revoking a key on A refuses its child and grandchild on both nodes at once, and closes the grandchild's stream on B", async () => {
+    const email = 'two-node-lineage@example.com';
+    const sent = mail.messages.length;
+    assert.equal((await call(a, '/api/auth/login', { json: { email } })).status, 200);
+    const verify = await call(b, '/api/auth/verify', { json: { token: await mail.tokenFor(email, sent) } });
+    const cookie = verify.headers.getSetCookie()[0].split(';')[0];
+    const root = await createKey(a, { cookie }, { name: 'leaked' });
+    const child = await createKey(b, { bearer: root.key }, { name: 'look-alike' });
+    const grandchild = await createKey(a, { bearer: child.key }, { name: 'look-alike 2' });
+    const own = await createKey(b, { cookie }, { name: 'own' });
+    const list = (await (await call(b, '/api/auth/api-keys', { cookie })).json()) as {
+      keys: Array<{ name: string; parent_key_id: string | null }>;
+    };
+    assert.deepEqual(
+      list.keys.map((k) => k.parent_key_id),
+      [null, root.id, child.id, null],
+    );
+    const stream = await StreamClient.open(`${b.base.replace('http', 'ws')}/v1/ws/stream?token=${grandchild.key}`);
+
+    const revokedAt = performance.now();
+    assert.equal((await call(a, '/api/auth/api-keys', { method: 'DELETE', json: { key_id: root.id }, cookie })).status, 200);
+    for (const node of [b, a]) {
+      for (const k of [grandchild, child]) assert.equal((await call(node, '/v1/voices', { bearer: k.key })).status, 401, 'refused at once');
+    }
+    const refusedIn = performance.now() - revokedAt;
+    // The bound only keeps a missing close from hanging the suite.
+    const closed = await stream.closedWithin(10_000);
+    const closedIn = performance.now() - revokedAt;
+    assert.equal(closed?.code, 1008);
+    console.log(
+      `lineage: children refused on both nodes ${refusedIn.toFixed(0)} ms after the revocation; stream on B closed in ${closedIn.toFixed(0)} ms`,
+    );
+    assert.equal((await call(a, '/api/auth/api-keys', { method: 'DELETE', json: { key_id: own.id }, bearer: child.key })).status, 401);
+    assert.equal((await call(a, '/v1/voices', { bearer: own.key })).status, 200, "the owner's own key lives on");
   });
 });

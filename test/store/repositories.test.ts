@@ -103,14 +103,14 @@ for (const [name, make] of dialects) {
       const user = await new UserService(db).findOrCreate('keys@example.com');
       const broadcast = recorder();
       const keys = new ApiKeyService(db, dialect, broadcast);
-      const owner = { userId: user.id, scopes: KEY_SCOPES };
+      const owner = { userId: user.id, scopes: KEY_SCOPES, keyId: null };
       const created = await keys.create(owner, 'laptop');
       assert.deepEqual(await keys.authenticate(created.key), { keyId: created.id, userId: user.id, scopes: [...KEY_SCOPES] });
       const narrow = await keys.create(owner, 'speaker', ['speech', 'speech']);
       assert.deepEqual(narrow.scopes, ['speech'], 'scopes are stored once each');
       assert.deepEqual((await keys.authenticate(narrow.key))?.scopes, ['speech']);
-      await assert.rejects(keys.create({ userId: user.id, scopes: ['speech'] }, 'wider', ['speech', 'keys']), /lacks keys/);
-      assert.equal(await keys.revoke(user.id, narrow.id), true);
+      await assert.rejects(keys.create({ userId: user.id, scopes: ['speech'], keyId: null }, 'wider', ['speech', 'keys']), /lacks keys/);
+      assert.deepEqual(await keys.revoke(user.id, narrow.id), { id: narrow.id, also_revoked: [] });
       broadcast.events.length = 0;
       const [listed] = await keys.list(user.id);
       assert.equal(listed.id, created.id);
@@ -128,13 +128,53 @@ for (const [name, make] of dialects) {
       assert.deepEqual(await keys.list(user.id), []);
     });
 
+    test('API keys: revoking a key revokes every key it minted, down the line, and a key revoked while minting leaves no child', async () => {
+      const { db, dialect } = await make();
+      const user = await new UserService(db).findOrCreate('line@example.com');
+      const broadcast = recorder();
+      const keys = new ApiKeyService(db, dialect, broadcast);
+      const root = await keys.create({ userId: user.id, scopes: KEY_SCOPES, keyId: null }, 'root');
+      const as = (k: { id: string }) => ({ userId: user.id, scopes: KEY_SCOPES, keyId: k.id });
+      const child = await keys.create(as(root), 'child');
+      const grandchild = await keys.create(as(child), 'grandchild');
+      const sibling = await keys.create(as(root), 'sibling');
+      await keys.create({ userId: user.id, scopes: KEY_SCOPES, keyId: null }, 'other');
+      const parents = Object.fromEntries((await keys.list(user.id)).map((k) => [k.name, k.parent_key_id]));
+      assert.deepEqual(parents, { root: null, child: root.id, grandchild: child.id, sibling: root.id, other: null });
+
+      const gone = await keys.revoke(user.id, child.id);
+      assert.deepEqual(gone, { id: child.id, also_revoked: [grandchild.id] });
+      assert.equal(await keys.authenticate(grandchild.key), null);
+      assert.ok(await keys.authenticate(root.key), 'the parent of a revoked key lives on');
+      broadcast.events.length = 0;
+      const all = await keys.revoke(user.id, root.id);
+      assert.deepEqual(all?.also_revoked, [sibling.id], 'revoked keys are not revoked twice');
+      assert.deepEqual(broadcast.events.map((e) => (e.type === 'key-revoked' ? e.keyId : e.type)).sort(), [root.id, sibling.id].sort());
+      assert.deepEqual(
+        (await keys.list(user.id)).map((k) => k.name),
+        ['other'],
+      );
+      await assert.rejects(keys.create(as(root), 'orphan'), /unauthorized|Unauthorized|API key/i, 'a revoked key mints nothing');
+
+      // Minting and revoking at once: whichever order they take, no live child of a revoked key is left.
+      for (let round = 0; round < 5; round++) {
+        const parent = await keys.create({ userId: user.id, scopes: KEY_SCOPES, keyId: null }, `p${round}`);
+        await Promise.allSettled([keys.create(as(parent), `c${round}`), keys.revoke(user.id, parent.id)]);
+        assert.deepEqual(
+          (await keys.list(user.id)).map((k) => k.name),
+          ['other'],
+          `round ${round}`,
+        );
+      }
+    });
+
     test(`API keys: 12 concurrent creations with 5 places left under the cap of ${MAX_KEYS_PER_USER} make exactly 5`, async () => {
       const { db, dialect } = await make();
       const users = new UserService(db);
       const user = await users.findOrCreate('cap@example.com');
       const other = await users.findOrCreate('cap-other@example.com');
       const keys = new ApiKeyService(db, dialect, recorder());
-      const owner = { userId: user.id, scopes: KEY_SCOPES };
+      const owner = { userId: user.id, scopes: KEY_SCOPES, keyId: null };
       for (let i = 0; i < MAX_KEYS_PER_USER - 5; i++) await keys.create(owner, `k${i}`);
       const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => keys.create(owner, `race${i}`)));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
@@ -143,9 +183,9 @@ for (const [name, make] of dialects) {
       }
       assert.equal((await keys.list(user.id)).length, MAX_KEYS_PER_USER);
       // The cap counts live keys of one account: another account is unaffected, a revocation frees a place.
-      assert.ok(await keys.create({ userId: other.id, scopes: KEY_SCOPES }, 'mine'));
+      assert.ok(await keys.create({ userId: other.id, scopes: KEY_SCOPES, keyId: null }, 'mine'));
       const [first] = await keys.list(user.id);
-      assert.equal(await keys.revoke(user.id, first.id), true);
+      assert.ok(await keys.revoke(user.id, first.id));
       assert.ok(await keys.create(owner, 'after revoke'));
       await assert.rejects(keys.create(owner, 'one too many'), /At most/);
     });

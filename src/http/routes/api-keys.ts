@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { CreateKeyBody, CreatedApiKey, KeyList, RevokedKey, RevokeKeyBody, RevokeKeyQuery } from '../../schemas/api-keys.ts';
 import { requireScope } from '../plugins/auth.ts';
-import { scopesOf, type Principal } from '../types.ts';
+import { keyIdOf, scopesOf, type Principal } from '../types.ts';
 
 function principalOf(p: Principal | null): Principal {
   if (!p) throw new AppError('unauthorized');
@@ -42,7 +42,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const principal = principalOf(request.principal);
       const created = await apiKeys.create(
-        { userId: principal.userId, scopes: scopesOf(principal) },
+        { userId: principal.userId, scopes: scopesOf(principal), keyId: keyIdOf(principal) },
         request.body.name,
         request.body.scopes,
       );
@@ -67,6 +67,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Revoke an API key',
         description:
           'Immediate and irreversible; open WebSocket streams of the key close at once. The key as `key_id` (or `id`) in the JSON body or the query string. ' +
+          'Every live key it minted (and they minted, down the line) is revoked with it, listed in `also_revoked`. ' +
           'A key may revoke any key of its account, itself included.',
         response: { 200: RevokedKey },
         querystring: RevokeKeyQuery,
@@ -75,8 +76,9 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const keyId = keyToRevoke(request.body, request.query);
-      if (!(await apiKeys.revoke(principalOf(request.principal).userId, keyId))) throw new AppError('key_not_found');
-      return { id: keyId, revoked: true };
+      const revoked = await apiKeys.revoke(principalOf(request.principal).userId, keyId);
+      if (!revoked) throw new AppError('key_not_found');
+      return { ...revoked, revoked: true };
     },
   );
 }

@@ -6,6 +6,7 @@ import * as lexicons from './004-lexicons.ts';
 import * as keyScopes from './005-key-scopes.ts';
 import * as jobs from './007-jobs.ts';
 import * as wyoming from './008-wyoming.ts';
+import * as keyParents from './009-key-parents.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-key-scopes': keyScopes,
   '007-jobs': jobs,
   '008-wyoming': wyoming,
+  '009-key-parents': keyParents,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -28,6 +28,27 @@ function scopesFor(access: Access, custom: ReadonlySet<KeyScope>): KeyScope[] {
   return KEY_SCOPES.filter((s) => custom.has(s));
 }
 
+/** Who made a key: the dashboard, or the key that minted it (revoking that key revokes this one). */
+function mintedBy(k: ApiKey, keys: readonly ApiKey[]): string {
+  if (k.parent_key_id === null) return 'Dashboard';
+  return keys.find((p) => p.id === k.parent_key_id)?.name ?? 'A revoked key';
+}
+
+/** How many live keys a key minted, directly or down the line: they are revoked with it. */
+function descendants(k: ApiKey, keys: readonly ApiKey[]): number {
+  const line = new Set([k.id]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const c of keys) {
+      if (c.parent_key_id !== null && line.has(c.parent_key_id) && !line.has(c.id)) {
+        line.add(c.id);
+        grew = true;
+      }
+    }
+  }
+  return line.size - 1;
+}
+
 /** A key's scopes as the list shows them. */
 function scopeSummary(scopes: readonly KeyScope[]): string {
   if (scopes.length === KEY_SCOPES.length) return 'Full access';
@@ -234,6 +255,7 @@ export function KeysPage() {
                   <th scope="col">Key</th>
                   <th scope="col">May do</th>
                   <th scope="col">Created</th>
+                  <th scope="col">Made by</th>
                   <th scope="col">Last used</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -253,6 +275,7 @@ export function KeysPage() {
                       {scopeSummary(k.scopes)}
                     </td>
                     <td data-label="Created">{when(k.created_at)}</td>
+                    <td data-label="Made by">{mintedBy(k, keys)}</td>
                     <td data-label="Last used">{when(k.last_used)}</td>
                     <td>
                       <button type="button" className="danger" aria-label={`Revoke key ${k.name}`} onClick={() => setRevoking(k)}>
@@ -281,6 +304,9 @@ export function KeysPage() {
         <p>
           Programs using <code>{revoking?.masked_key}</code> stop working at once. This cannot be undone.
         </p>
+        {revoking && keys && descendants(revoking, keys) > 0 ? (
+          <p>The {descendants(revoking, keys)} key(s) it made (and those they made) are revoked with it.</p>
+        ) : null}
         <ErrorText>{revokeError}</ErrorText>
       </ConfirmDialog>
     </Page>
