@@ -5,6 +5,7 @@ import { ESPEAK_BASE_WPM, ESPEAK_SAMPLE_RATE, espeakInfo, findEspeakVariant, fin
 import { ESPEAK_VARIANT_DIR, loadEspeakModule, type EspeakRawModule, type EspeakRawWorker } from './module.ts';
 import { FreshEspeak, newEspeakWorker } from './fresh-state.ts';
 import { hasControls, renderVariant } from './variant.ts';
+import { WordEvents } from './word-events.ts';
 
 /** Words per minute for a rate multiplier; espeak ignores values outside 80..450, so they are clamped. */
 export function espeakWpm(rate: number): number {
@@ -57,15 +58,17 @@ class EspeakEngine implements Engine {
     // Handed over from inside the render when the host can send it at once; otherwise yielded after it.
     const hand = options.stream ?? ((chunk: EngineChunk) => chunks.push(chunk));
     const offsets = codePointOffsets(text);
+    const events = new WordEvents(text);
     let pending: EngineWord[] = [];
     let lastWordAt = -1;
-    this.worker.synthesize(this.fresh.cString(text), (samples, events) => {
-      for (const ev of events) {
+    this.worker.synthesize(this.fresh.cString(text), (samples, evs) => {
+      for (const ev of evs) {
+        if (ev.type === 'phoneme') events.phoneme(ev.audio_position / 1000, typeof ev.id === 'string' ? ev.id : '');
         if (ev.type !== 'word' || ev.text_position === lastWordAt) continue;
         lastWordAt = ev.text_position;
         const start = offsets[Math.min(offsets.length - 1, Math.max(0, ev.text_position - 1))];
         const end = offsets[Math.min(offsets.length - 1, Math.max(0, ev.text_position - 1 + ev.word_length))];
-        pending.push({ text: text.slice(start, end), offset: start, length: end - start, time: ev.audio_position / 1000 });
+        pending.push(...events.word(start, end - start, ev.audio_position / 1000));
       }
       if (samples && samples.length > 0) {
         const f = new Float32Array(samples.length);
@@ -76,6 +79,7 @@ class EspeakEngine implements Engine {
       checkpoint?.();
       return signal?.aborted === true;
     });
+    pending.push(...events.end(signal?.aborted !== true));
     if (pending.length > 0) {
       hand({ samples: new Float32Array(0), sampleRate: ESPEAK_SAMPLE_RATE, words: pending });
     }

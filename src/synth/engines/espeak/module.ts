@@ -10,6 +10,8 @@ export interface EspeakRawEvent {
   text_position: number;
   word_length: number;
   audio_position: number;
+  /** A phoneme event's phoneme (IPA), a word or sentence event's number. */
+  id?: string | number;
 }
 
 export interface EspeakRawVoice {
