@@ -96,6 +96,10 @@ export interface JobsConfig {
   concurrency: number | null;
   /** JOB_LOCK_SECONDS: with several nodes, how soon the pieces a dead node was rendering are taken over. */
   lockMs: number;
+  /** MAX_JOB_CHAPTERS: chapters one job may hold (refused while the document is read). */
+  maxChapters: number;
+  /** MAX_JOB_PIECES: pieces one job may be rendered in. */
+  maxPieces: number;
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -205,6 +209,8 @@ function jobsConfig(env: Env): JobsConfig {
     maxUploadBytes: int(env, 'MAX_JOB_UPLOAD_MB', JOB_DEFAULTS.maxUploadMb, 1, 4096) * 1024 * 1024,
     concurrency: concurrency ? int(env, 'JOB_CONCURRENCY', 1, 1, 1024) : null,
     lockMs: int(env, 'JOB_LOCK_SECONDS', 30, 2, 3600) * 1000,
+    maxChapters: int(env, 'MAX_JOB_CHAPTERS', JOB_DEFAULTS.maxChapters, 1, 100_000),
+    maxPieces: int(env, 'MAX_JOB_PIECES', JOB_DEFAULTS.maxPieces, 1, 1_000_000),
   };
 }
 

@@ -347,10 +347,9 @@ export class JobRunner {
           if (next === null) break;
           tasks.push({ kind: 'piece', jobId: job.id, n: next });
         }
-        const chapters = await store.chapters(job.id);
-        for (const c of chapters)
-          if (c.audio_attempt === null && c.pieces_done >= c.pieces) tasks.push({ kind: 'chapter', jobId: job.id, n: c.n });
-        if (chapters.every((c) => c.audio_attempt !== null)) tasks.push({ kind: 'book', jobId: job.id });
+        // The job row's counts and the chapters ready to encode: never the whole book's chapters.
+        for (const n of await store.chaptersToEncode(job.id)) tasks.push({ kind: 'chapter', jobId: job.id, n });
+        if (job.chapters_done >= job.chapters) tasks.push({ kind: 'book', jobId: job.id });
         await queue.add(tasks);
       }
       for (const id of await store.expired(new Date(), 100)) {

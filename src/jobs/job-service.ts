@@ -20,6 +20,9 @@ export interface JobLimits {
   maxTextChars: number;
   /** Pieces of a book in the queue at once. */
   window: number;
+  /** MAX_JOB_CHAPTERS and MAX_JOB_PIECES. */
+  maxChapters: number;
+  maxPieces: number;
 }
 
 export interface NewJobInput {
@@ -147,6 +150,8 @@ export class JobService {
       maxUnpackedBytes: limits.maxUploadBytes,
       maxChars: limits.maxChars,
       maxPieceChars: limits.maxTextChars,
+      maxChapters: limits.maxChapters,
+      maxPieces: limits.maxPieces,
     });
     const job = await store.create({
       userId: caller.userId,
@@ -265,6 +270,9 @@ export class JobService {
     signal.addEventListener('abort', onAbort);
     try {
       let last = '';
+      // The chapters as last read: a change re-reads only those from the first one not encoded yet up to where
+      // the queue has reached, so a change costs the chapters under way, not the whole book.
+      let chapters: ChapterRow[] | null = null;
       while (!signal.aborted) {
         pending = false;
         const job = await this.deps.store.owned(userId, id);
@@ -272,7 +280,13 @@ export class JobService {
           yield { event: 'cancelled', data: { id, status: 'cancelled' } };
           return;
         }
-        const data = jobJson(job, await this.deps.store.chapters(id));
+        if (chapters === null || FINAL.has(job.status)) {
+          chapters = await this.deps.store.chapters(id);
+        } else {
+          const from = chapters.findIndex((c) => c.audio_attempt === null);
+          if (from >= 0) for (const c of await this.deps.store.activeChapters(job, from)) chapters[c.n] = c;
+        }
+        const data = jobJson(job, chapters);
         const text = JSON.stringify(data);
         const final = FINAL.has(data.status);
         if (text !== last || final) {

@@ -263,6 +263,35 @@ export class JobStore {
     return this.db.selectFrom('job_chapters').selectAll().where('job_id', '=', jobId).orderBy('n').execute();
   }
 
+  /**
+   * The chapters an update can have changed since the ones below `fromN` were all encoded: from `fromN` up to
+   * the last one the queue has reached (pieces are handed out in order). What an event stream re-reads on a
+   * change, so it costs the chapters under way, not the whole book.
+   */
+  async activeChapters(job: Pick<JobRow, 'id' | 'pieces_queued'>, fromN: number): Promise<ChapterRow[]> {
+    return this.db
+      .selectFrom('job_chapters')
+      .selectAll()
+      .where('job_id', '=', job.id)
+      .where('n', '>=', fromN)
+      .where('first_piece', '<', Math.max(1, job.pieces_queued))
+      .orderBy('n')
+      .execute();
+  }
+
+  /** Chapters whose pieces are all stored and whose audio is not encoded yet (what the sweep queues). */
+  async chaptersToEncode(jobId: string): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('job_chapters')
+      .select('n')
+      .where('job_id', '=', jobId)
+      .where('audio_attempt', 'is', null)
+      .where(sql<boolean>`pieces_done >= pieces`)
+      .orderBy('n')
+      .execute();
+    return rows.map((r) => r.n);
+  }
+
   async chaptersOf(jobIds: readonly string[]): Promise<Map<string, ChapterRow[]>> {
     const out = new Map<string, ChapterRow[]>(jobIds.map((id) => [id, []]));
     if (jobIds.length === 0) return out;

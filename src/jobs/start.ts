@@ -94,6 +94,8 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
       maxUploadBytes: config.jobs.maxUploadBytes,
       maxTextChars: config.maxTextChars,
       window,
+      maxChapters: config.jobs.maxChapters,
+      maxPieces: config.jobs.maxPieces,
     },
   });
 }

@@ -56,6 +56,10 @@ export const ERRORS = {
     message: 'Too many jobs queued or running for this account (MAX_JOBS_PER_USER); retry when one has finished',
   },
   invalid_document: { status: 400, message: 'The document could not be read (not a valid EPUB, or no text in it)' },
+  job_too_large: {
+    status: 413,
+    message: 'The job is larger than one job may be (MAX_JOB_CHAPTERS, MAX_JOB_PIECES, MAX_JOB_AUDIO_SECONDS)',
+  },
   document_too_large: { status: 413, message: 'The document unpacks to more than the limit (MAX_JOB_UPLOAD_MB)' },
   audio_not_ready: { status: 409, message: 'This audio is not rendered yet' },
   range_not_satisfiable: { status: 416, message: 'The requested byte range is not in the file' },

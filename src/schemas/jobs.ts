@@ -33,12 +33,19 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const CHAPTER_STATUSES = ['queued', 'running', 'done'] as const;
 export type ChapterStatus = (typeof CHAPTER_STATUSES)[number];
 
-/** Defaults of the limits (MAX_JOB_CHARS, MAX_JOBS_PER_USER, JOB_RETENTION_DAYS, MAX_JOB_UPLOAD_MB). */
+/**
+ * Defaults of the limits (MAX_JOB_CHARS, MAX_JOBS_PER_USER, JOB_RETENTION_DAYS, MAX_JOB_UPLOAD_MB,
+ * MAX_JOB_CHAPTERS, MAX_JOB_PIECES).
+ */
 export const JOB_DEFAULTS = Object.freeze({
   maxJobChars: 2_000_000,
   maxJobsPerUser: 2,
   retentionDays: 7,
   maxUploadMb: 50,
+  /** A long book has a few hundred chapters (its table of contents' entries). */
+  maxChapters: 500,
+  /** MAX_JOB_CHARS in pieces of a few hundred characters, with room for short paragraphs. */
+  maxPieces: 20_000,
 });
 
 /** Silence between two chapters in the whole book's audio. */

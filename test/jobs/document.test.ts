@@ -11,6 +11,8 @@ const base: Omit<DocumentInput, 'source'> = {
   maxUnpackedBytes: 20 << 20,
   maxChars: 1_000_000,
   maxPieceChars: 10_000,
+  maxChapters: 500,
+  maxPieces: 20_000,
 };
 const para = (n: number) =>
   `Paragraph ${n} begins here, and it goes on for a while with ordinary words so that it has some length to it. It ends here.`;

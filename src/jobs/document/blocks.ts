@@ -1,5 +1,6 @@
 // The shape every document kind is read into before it becomes chapters: blocks of text in reading order
 // (paragraphs, list items, headings), each one a paragraph of speech.
+import { tooMany } from './errors.ts';
 
 export interface Block {
   text: string;
@@ -22,16 +23,27 @@ export function tidy(text: string): string {
     .join('\n');
 }
 
+/** The rank of the headings that start chapters: the highest that occurs at least twice. */
+export function chapterLevel(counts: ReadonlyMap<number, number>): number | undefined {
+  return [1, 2, 3, 4, 5, 6].find((l) => (counts.get(l) ?? 0) >= 2);
+}
+
 /**
  * Chapters from headings: the highest rank that occurs at least twice starts a chapter at each of its headings
  * (a lone h1 above several h2 is the book's title, and the h2 are its chapters). Blocks before the first such
  * heading become a chapter of their own when they hold text beyond a title; a document without repeated headings
  * is one chapter, titled by its first heading.
  */
-export function chaptersFromHeadings(blocks: readonly Block[], fallbackTitle: string): { chapters: DocChapter[]; title: string | null } {
+export function chaptersFromHeadings(
+  blocks: readonly Block[],
+  fallbackTitle: string,
+  maxChapters: number,
+): { chapters: DocChapter[]; title: string | null } {
   const counts = new Map<number, number>();
   for (const b of blocks) if (b.heading > 0) counts.set(b.heading, (counts.get(b.heading) ?? 0) + 1);
-  const level = [1, 2, 3, 4, 5, 6].find((l) => (counts.get(l) ?? 0) >= 2);
+  const level = chapterLevel(counts);
+  // Refused before a chapter is built: every heading of the chapters' rank starts one.
+  if (level !== undefined && (counts.get(level) ?? 0) > maxChapters) throw tooMany('chapters', maxChapters);
   const firstHeading = blocks.find((b) => b.heading > 0)?.text ?? null;
   if (level === undefined) {
     const paragraphs = blocks.map((b) => b.text);
@@ -54,5 +66,6 @@ export function chaptersFromHeadings(blocks: readonly Block[], fallbackTitle: st
     }
   }
   if (front.length > 0) chapters.unshift({ title: title ?? fallbackTitle, paragraphs: front });
+  if (chapters.length > maxChapters) throw tooMany('chapters', maxChapters);
   return { chapters, title };
 }

@@ -5,7 +5,7 @@
 // declared size.
 import { unzipSync, type Unzipped } from 'fflate';
 import { Parser } from 'htmlparser2';
-import { DocumentError } from './errors.ts';
+import { DocumentError, tooMany } from './errors.ts';
 import type { DocChapter } from './blocks.ts';
 import { htmlText } from './html.ts';
 
@@ -149,7 +149,7 @@ function ncxEntries(files: Unzipped, ncxPath: string): TocEntry[] {
   });
 }
 
-export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: string): EpubBook {
+export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: string, maxChapters: number): EpubBook {
   const files = unzip(bytes, maxBytes);
   const container = files['META-INF/container.xml'];
   if (!container) throw new DocumentError('invalid_document', 'Not an EPUB: META-INF/container.xml is missing');
@@ -212,6 +212,7 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
           title: doc.blocks.find((b) => b.heading > 0)?.text.replace(/\n/g, ' ') ?? doc.title ?? `Chapter ${chapters.length + 1}`,
           paragraphs,
         });
+      if (chapters.length > maxChapters) throw tooMany('chapters', maxChapters);
       continue;
     }
     // Where in this document each entry that points into it starts (a whole-document entry at its start).
@@ -225,6 +226,8 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
         if (s.at === i) {
           current = { title: s.entry.title || block.text.replace(/\n/g, ' ').slice(0, 200), paragraphs: [] };
           chapters.push(current);
+          // One more than the bound: front matter may still join them below, and empty entries are dropped.
+          if (chapters.length > maxChapters + 1) throw tooMany('chapters', maxChapters);
         }
       }
       if (current) current.paragraphs.push(block.text);
@@ -234,5 +237,6 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
   const kept = chapters.filter((c) => c.paragraphs.length > 0);
   if (front.join(' ').length >= MIN_FRONT_MATTER_CHARS) kept.unshift({ title: title ?? fallbackTitle, paragraphs: front });
   if (kept.length === 0) throw new DocumentError('invalid_document', 'The EPUB holds no text to read');
+  if (kept.length > maxChapters) throw tooMany('chapters', maxChapters);
   return { title, author, chapters: kept };
 }

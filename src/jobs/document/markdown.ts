@@ -2,7 +2,8 @@
 // (a link to its text, an image to its description), and embedded HTML is read as HTML.
 import { decodeHTML } from 'entities';
 import { Lexer, type Token, type Tokens } from 'marked';
-import { tidy, type Block } from './blocks.ts';
+import { chapterLevel, tidy, type Block } from './blocks.ts';
+import { tooMany } from './errors.ts';
 import { htmlText } from './html.ts';
 
 function inline(tokens: readonly Token[] | undefined): string {
@@ -72,7 +73,49 @@ function collect(tokens: readonly Token[], blocks: Block[]): void {
   }
 }
 
-export function markdownBlocks(markdown: string): Block[] {
+/** The lines that matter to the count: a code fence, an ATX heading, or what may underline a setext heading. */
+const HEADING_LINE = /^ {0,3}(?:> ?)*(?:(`{3,}|~{3,})|(#{1,6})(?:[ \t]|$)|(?:(=+)|-+)[ \t]*$)/gm;
+
+/**
+ * Headings per rank, counted by one regular expression over the text without lexing it (milliseconds a
+ * megabyte, where the lexer takes seconds): ATX headings outside fenced code, and setext underlines below a line
+ * of text.
+ */
+function headingCounts(markdown: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  let fence: string | null = null;
+  // Where the last heading or fence line ended: a setext underline right below one underlines nothing.
+  let lastEnd = -2;
+  for (const m of markdown.matchAll(HEADING_LINE)) {
+    const [line, fenceMark, hashes, equals] = m;
+    const at = m.index;
+    if (fenceMark !== undefined) {
+      if (fence === null) fence = fenceMark[0];
+      else if (fenceMark[0] === fence) fence = null;
+      lastEnd = at + line.length;
+      continue;
+    }
+    if (fence !== null) continue;
+    let rank = 0;
+    if (hashes !== undefined) rank = hashes.length;
+    else {
+      // An underline counts when the line above holds text (and is not a heading itself).
+      const above = markdown.slice(markdown.lastIndexOf('\n', at - 2) + 1, Math.max(0, at - 1));
+      if (at > 0 && at - 1 !== lastEnd && above.trim() !== '') rank = equals !== undefined ? 1 : 2;
+    }
+    if (rank > 0) {
+      counts.set(rank, (counts.get(rank) ?? 0) + 1);
+      lastEnd = at + line.length;
+    }
+  }
+  return counts;
+}
+
+/** Markdown to blocks; refused before it is lexed when its headings would make more than `maxChapters` chapters. */
+export function markdownBlocks(markdown: string, maxChapters: number): Block[] {
+  const counts = headingCounts(markdown);
+  const level = chapterLevel(counts);
+  if (level !== undefined && (counts.get(level) ?? 0) > maxChapters) throw tooMany('chapters', maxChapters);
   const blocks: Block[] = [];
   collect(new Lexer({ gfm: true }).lex(markdown), blocks);
   return blocks;

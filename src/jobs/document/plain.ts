@@ -1,6 +1,7 @@
 // Plain text to chapters: paragraphs are separated by blank lines, and a paragraph that starts with a line
 // such as "Chapter 12", "CHAPTER XII", "Chapter Twelve: The Storm", "Part One" or "Prologue" starts a chapter.
 import { tidy, type DocChapter } from './blocks.ts';
+import { tooMany } from './errors.ts';
 
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|' +
@@ -30,7 +31,7 @@ function isSubtitle(line: string | undefined): line is string {
  * The chapters of a plain text. A single short line before the first chapter heading is the book's title (it is
  * not read as a chapter of its own).
  */
-export function plainChapters(text: string, fallbackTitle: string): { chapters: DocChapter[]; title: string | null } {
+export function plainChapters(text: string, fallbackTitle: string, maxChapters: number): { chapters: DocChapter[]; title: string | null } {
   const paragraphs = text
     .replace(/\r\n?/g, '\n')
     .split(/\n[ \t\u00a0]*\n/)
@@ -47,6 +48,8 @@ export function plainChapters(text: string, fallbackTitle: string): { chapters: 
       current = { title: headLines.join(': ').replace(/[:.]\s*:/, ':'), paragraphs: [headLines.join('\n')] };
       if (rest !== '') current.paragraphs.push(rest);
       chapters.push(current);
+      // One more than the bound: a title line above the first chapter is not one.
+      if (chapters.length > maxChapters + 1) throw tooMany('chapters', maxChapters);
       continue;
     }
     if (!current) {
@@ -59,5 +62,6 @@ export function plainChapters(text: string, fallbackTitle: string): { chapters: 
   const titleLine =
     first?.paragraphs.length === 1 && !first.paragraphs[0].includes('\n') && first.title === fallbackTitle ? first.paragraphs[0] : null;
   if (rest.length > 0 && titleLine !== null && isSubtitle(titleLine)) return { chapters: rest, title: titleLine };
+  if (chapters.length > maxChapters) throw tooMany('chapters', maxChapters);
   return { chapters, title: null };
 }

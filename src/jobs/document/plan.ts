@@ -7,7 +7,7 @@ import { spokenLength } from '../../synth/text/script.ts';
 import { splitSentences, type Break } from '../../synth/text/split.ts';
 import { chaptersFromHeadings, type DocChapter } from './blocks.ts';
 import { readEpub } from './epub.ts';
-import { DocumentError } from './errors.ts';
+import { DocumentError, tooMany } from './errors.ts';
 import { htmlText } from './html.ts';
 import { markdownBlocks } from './markdown.ts';
 import { plainChapters } from './plain.ts';
@@ -37,6 +37,10 @@ export interface DocumentInput {
   maxChars: number;
   /** Spoken characters one synthesis may hold (MAX_TEXT_CHARS): no piece may be longer. */
   maxPieceChars: number;
+  /** Chapters the job may hold (MAX_JOB_CHAPTERS). */
+  maxChapters: number;
+  /** Pieces the job may be rendered in (MAX_JOB_PIECES). */
+  maxPieces: number;
 }
 
 export interface PlannedPiece {
@@ -143,34 +147,41 @@ export function planDocument(input: DocumentInput): JobPlan {
   switch (input.source) {
     case 'epub': {
       if (!input.bytes) throw new DocumentError('validation', 'An EPUB comes as a file upload');
-      const book = readEpub(input.bytes, input.maxUnpackedBytes, fallback);
+      const book = readEpub(input.bytes, input.maxUnpackedBytes, fallback, input.maxChapters);
       ({ title, author, chapters } = book);
       break;
     }
     case 'html': {
       const doc = htmlText(decodeText(input));
-      const read = chaptersFromHeadings(doc.blocks, doc.title ?? fallback);
+      const read = chaptersFromHeadings(doc.blocks, doc.title ?? fallback, input.maxChapters);
       chapters = read.chapters;
       title = doc.title ?? read.title;
       break;
     }
     case 'markdown': {
-      const read = chaptersFromHeadings(markdownBlocks(decodeText(input)), fallback);
+      const read = chaptersFromHeadings(markdownBlocks(decodeText(input), input.maxChapters), fallback, input.maxChapters);
       chapters = read.chapters;
       title = read.title;
       break;
     }
     case 'text':
-      ({ chapters, title } = plainChapters(decodeText(input), fallback));
+      ({ chapters, title } = plainChapters(decodeText(input), fallback, input.maxChapters));
       break;
     case 'ssml': {
       const text = decodeText(input).trim();
       pieces = ssmlChapterPieces(text, input.maxPieceChars);
+      if (pieces.length > input.maxPieces) throw tooMany('pieces', input.maxPieces);
       chapters = [{ title: fallback, paragraphs: [] }];
       break;
     }
   }
-  if (pieces === null) pieces = chapters.flatMap((c, i) => plainPieces(c.paragraphs, i, maxPiece));
+  if (pieces === null) {
+    pieces = [];
+    for (const [i, c] of chapters.entries()) {
+      for (const p of plainPieces(c.paragraphs, i, maxPiece)) pieces.push(p);
+      if (pieces.length > input.maxPieces) throw tooMany('pieces', input.maxPieces);
+    }
+  }
   // Chapters with nothing to say (a heading alone is still said) are left out, and the rest numbered anew.
   const spoken = new Set(pieces.filter((p) => p.characters > 0).map((p) => p.chapter));
   const renumber = new Map([...spoken].sort((a, b) => a - b).map((old, i) => [old, i]));
