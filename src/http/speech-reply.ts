@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { withKnownWavLength } from '../audio/encoders/index.ts';
 import { AppError } from '../errors.ts';
 import { errorEnvelope } from './error-body.ts';
 import { DEFAULT_SPEECH_FORMAT, type MarkTiming, type SpeakBody, type WordTiming } from '../schemas/speech.ts';
@@ -130,7 +131,10 @@ export interface CollectedSpeech {
   marks: MarkTiming[];
 }
 
-/** Reads every chunk of `speech` (usage is counted once the last one is read). */
+/**
+ * Reads every chunk of `speech` (usage is counted once the last one is read). A long WAV was streamed with the
+ * open-ended header; read whole, its length is known, so the header gets its real sizes.
+ */
 export async function collectSpeech(speech: Speech): Promise<CollectedSpeech> {
   const parts: Uint8Array[] = [];
   const words: WordTiming[] = [];
@@ -142,5 +146,5 @@ export async function collectSpeech(speech: Speech): Promise<CollectedSpeech> {
     if (chunk.words) words.push(...chunk.words);
     if (chunk.marks) marks.push(...chunk.marks);
   }
-  return { bytes: Buffer.concat(parts), seconds, words, marks };
+  return { bytes: Buffer.concat(withKnownWavLength(parts)), seconds, words, marks };
 }

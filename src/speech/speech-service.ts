@@ -324,7 +324,8 @@ export class SpeechService {
       voice: voice.spec,
       speed,
       format,
-      // A download is one file: FLAC and WAV then carry their real lengths in the header (a stream cannot).
+      // A download is one file: a short FLAC or WAV then carries its real lengths in the header (a stream cannot;
+      // a long one streams rather than hold its first byte back for the whole render, see pipeline.ts).
       buffered: input.download === true && (format === 'flac' || (isWavFile(format) && !bare)),
       ...(lexicon ? { lexicon, maxChars: this.deps.maxTextChars } : {}),
       ...(input.pauseBefore ? { pauseBefore: input.pauseBefore } : {}),

@@ -15,8 +15,9 @@ export interface SpeechRequest {
   speed: number;
   format: OutputFormat;
   /**
-   * Emit one complete file at the end with exact lengths in its header (wav, mulaw, flac, mp3 tag)
-   * instead of streaming; for downloads whose client cannot read a streamed header. Default false.
+   * A download: emit one complete file at the end with exact lengths in its header (wav, mulaw, flac, mp3 tag)
+   * when the answer is short enough that holding it back costs its first byte nothing (pipeline.ts,
+   * WHOLE_FILE_MAX_CHARS); a longer one streams with the open-ended header. Default false.
    */
   buffered?: boolean;
   /**

@@ -1,6 +1,8 @@
 // A WAV whose length is known carries its real RIFF and data sizes, so tools that trust the header (soxi, Python's
-// wave) read it: every non-streamed answer (/v1/speak, the OpenAI and ElevenLabs downloads, with-timestamps) and
-// a cached answer replayed on a streaming route. A first streamed WAV keeps the open-ended header (0xFFFFFFFF).
+// wave) read it: a short download (/v1/speak, the OpenAI and ElevenLabs downloads: one sentence, rendered before a
+// stream's first byte would leave anyway), with-timestamps (read whole) and a cached answer replayed. A first
+// streamed WAV, and a longer download (which streams rather than hold its first byte back for the whole render,
+// download-first-byte.test.ts), keep the open-ended header (0xFFFFFFFF).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -51,6 +53,11 @@ function assertKnownLength(file: Buffer, label: string): void {
 }
 
 const TEXT = 'Headers that tell the truth about their length.';
+/** Longer than the one sentence a download holds back whole. */
+const LONGER =
+  'A header written before the end cannot know the length of what follows it. ' +
+  'So a longer answer starts at once, with the sizes that mean until the end of the file, and the player reads to the end. ' +
+  'Read whole, the same answer gets its real sizes.';
 
 describe('WAV sizes', () => {
   for (const format of ['wav', 'mulaw', 'alaw'] as const) {
@@ -80,6 +87,19 @@ describe('WAV sizes', () => {
       headers: { 'xi-api-key': s.key },
     });
     assertKnownLength(Buffer.from(await eleven.arrayBuffer()), 'elevenlabs');
+  });
+
+  test('a longer /v1/speak wav streams with the open-ended header; with-timestamps of it, read whole, has real sizes', async () => {
+    const res = await s.call('/v1/speak', { json: { text: LONGER, voice_id: 'flite-kal16', format: 'wav' } });
+    assert.equal(res.status, 200);
+    const streamed = Buffer.from(await res.arrayBuffer());
+    assert.equal(streamed.readUInt32LE(4), 0xffffffff, 'open-ended RIFF size');
+    assert.equal(sizes(streamed).data, 0xffffffff);
+    for (const format of ['wav', 'alaw'] as const) {
+      const timed = await s.call('/v1/speak/with-timestamps', { json: { text: LONGER, voice_id: 'flite-kal16', format } });
+      assert.equal(timed.status, 200);
+      assertKnownLength(Buffer.from(((await timed.json()) as { audio: string }).audio, 'base64'), `with-timestamps ${format}, longer`);
+    }
   });
 
   test('a streamed WAV is open-ended; the same request again, from the cache, has its real sizes and the same audio', async () => {
