@@ -43,8 +43,8 @@ test('TRUST_PROXY: off by default; true, hop counts and address lists accepted; 
   assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
 });
 
-test('LOUDNESS_TARGET_LUFS: -23 by default; decimals and off accepted; out of range or garbage refused', () => {
-  assert.equal(loadConfig({}).loudnessTargetLufs, -23);
+test('LOUDNESS_TARGET_LUFS: -18 by default; decimals and off accepted; out of range or garbage refused', () => {
+  assert.equal(loadConfig({}).loudnessTargetLufs, -18);
   assert.equal(loadConfig({ LOUDNESS_TARGET_LUFS: '-23.5' }).loudnessTargetLufs, -23.5);
   assert.equal(loadConfig({ LOUDNESS_TARGET_LUFS: 'off' }).loudnessTargetLufs, null);
   assert.throws(() => loadConfig({ LOUDNESS_TARGET_LUFS: '0' }), /LOUDNESS_TARGET_LUFS must be between/);

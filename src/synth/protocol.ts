@@ -62,7 +62,7 @@ export interface WorkerSettings {
   neuralChannel?: string;
   /**
    * Integrated loudness every voice is brought to (each thread measures its voices against it); default
-   * -23 LUFS; null: every engine at its own level (the limiter still keeps peaks under the ceiling).
+   * -18 LUFS; null: every engine at its own level (the limiter still keeps peaks under the ceiling).
    */
   loudnessTargetLufs?: number | null;
   /**

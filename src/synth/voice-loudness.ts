@@ -18,15 +18,20 @@ import type { VoiceSpec } from './voice-spec.ts';
 export const TRUE_PEAK_CEILING_DB = -1;
 export const TRUE_PEAK_CEILING = dbToGain(TRUE_PEAK_CEILING_DB);
 /**
- * The peakiest built-in voices' true peak stands about 21 dB over their integrated loudness (flite's kal16 and
- * espeak's male voices, whose glottal pulses are sharp): below the ceiling by that much and a margin, the
- * limiter only catches rare overs and the volume, speed and prosody boosts, and leaves every voice its own
- * dynamics. At -16 LUFS it squashed kal16's loud frames by up to 7 dB, flattening the voice. scripts/gen-voice-gains.ts
- * checks the headroom whenever the voices change.
+ * −18 LUFS: where listeners expect speech (other services deliver it at −16 to −19; at −23 users turned it up or
+ * thought it broken). The peakiest voices' true peak stands about 21 dB over their integrated loudness (flite's
+ * kal16 and espeak's male voices, whose glottal pulses are sharp): at −18 their peaks would reach +3 dBTP and the
+ * limiter would cut 4 dB from a quarter of their syllables. Such a voice sits a little lower instead (voiceLevel):
+ * the limiter takes at most MAX_PEAK_CUT_DB off its highest peak, and the voice stays within
+ * MAX_SHORTFALL_LU of the target, so the built-in voices spread over less than 2 LU. Voices whose peaks fit under
+ * the ceiling at the target (most of them) are not limited at all. scripts/gen-voice-gains.ts reports the
+ * limiting whenever the voices change.
  */
-export const DEFAULT_LOUDNESS_TARGET_LUFS = -23;
-/** How far under the ceiling the peakiest built-in voice's peaks stay at the default target, in dB. */
-export const PEAK_MARGIN_DB = 0.5;
+export const DEFAULT_LOUDNESS_TARGET_LUFS = -18;
+/** How deep the limiter may cut a voice's highest peak on the reference sentence before the voice is placed lower. */
+export const MAX_PEAK_CUT_DB = 2;
+/** How far under the target a peaky voice may sit: −19 LUFS at the default, still where listeners expect speech. */
+export const MAX_SHORTFALL_LU = 1;
 // Phonetically varied, plain words every engine and language voice reads as speech.
 export const REFERENCE_TEXT =
   'The quick brown fox jumps over the lazy dog, while five wizards box jovially at noon. ' +
@@ -69,13 +74,58 @@ export async function measureGainDb(engine: Engine, voice: VoiceSpec, target: nu
  * integrated loudness): at a target above the ceiling less this ratio, the limiter cuts into the voice's every
  * loud syllable.
  */
-export async function measureVoiceLevel(
-  engine: Engine,
-  voice: VoiceSpec,
-  target: number,
-): Promise<{ gainDb: number; peakToLoudnessDb: number }> {
+export async function measureVoiceLevel(engine: Engine, voice: VoiceSpec, target: number): Promise<VoiceLevel> {
   const { speech, rate } = await renderReference(engine, voice);
-  return { gainDb: gainFor(speech, rate, target), peakToLoudnessDb: truePeakDb(speech) - integratedLoudness(speech, rate) };
+  const gainDb = gainFor(speech, rate, target);
+  return {
+    gainDb,
+    peakToLoudnessDb: truePeakDb(speech) - integratedLoudness(speech, rate),
+    ...limiting(speech, rate, dbToGain(gainDb)),
+  };
+}
+
+export interface VoiceLevel extends Limiting {
+  gainDb: number;
+  peakToLoudnessDb: number;
+}
+
+/** What the limiter takes from a voice at its gain: how often it acts and how deep. */
+export interface Limiting {
+  /** Share of the speech's 20 ms frames (those within 30 dB of the loudest) the limiter pulls down by 0.1 dB or more. */
+  limitedShare: number;
+  /** The deepest cut, in dB (0: untouched). */
+  maxReductionDb: number;
+}
+
+const FRAME_SECONDS = 0.02;
+const SPEECH_FRAME_RANGE_DB = 30;
+
+/** Frame by frame, the limited signal's level against the gained one's. */
+export function limiting(speech: Float32Array, rate: number, gain: number): Limiting {
+  const limited = limit(speech, rate, gain);
+  const frame = Math.round(rate * FRAME_SECONDS);
+  const frames: { level: number; reduction: number }[] = [];
+  for (let at = 0; at + frame <= speech.length; at += frame) {
+    let before = 0;
+    let after = 0;
+    for (let i = at; i < at + frame; i++) {
+      before += (speech[i] * gain) ** 2;
+      after += limited[i] ** 2;
+    }
+    if (before > 0) frames.push({ level: 10 * Math.log10(before / frame), reduction: 10 * Math.log10(before / Math.max(after, 1e-30)) });
+  }
+  const loudest = Math.max(...frames.map((f) => f.level));
+  const speechFrames = frames.filter((f) => f.level > loudest - SPEECH_FRAME_RANGE_DB);
+  // Per sample, not per frame: a cut on a single glottal pulse barely moves its frame's energy.
+  let maxReductionDb = 0;
+  for (let i = 0; i < speech.length; i++) {
+    const x = Math.abs(speech[i] * gain);
+    if (x > TRUE_PEAK_CEILING / 2) maxReductionDb = Math.max(maxReductionDb, 20 * Math.log10(x / Math.max(Math.abs(limited[i]), 1e-9)));
+  }
+  return {
+    limitedShare: speechFrames.length ? speechFrames.filter((f) => f.reduction >= 0.1).length / speechFrames.length : 0,
+    maxReductionDb,
+  };
 }
 
 async function renderReference(engine: Engine, voice: VoiceSpec): Promise<{ speech: Float32Array; rate: number }> {
@@ -90,17 +140,27 @@ async function renderReference(engine: Engine, voice: VoiceSpec): Promise<{ spee
   return { speech: all.subarray(start, end), rate };
 }
 
+/**
+ * The loudness a voice whose true peak stands `peakToLoudnessDb` over its loudness is brought to: the target, or
+ * lower by what keeps the limiter's cut of its highest peak within MAX_PEAK_CUT_DB, by MAX_SHORTFALL_LU at most.
+ */
+export function voiceLevel(target: number, peakToLoudnessDb: number): number {
+  const unlimitedUpTo = TRUE_PEAK_CEILING_DB + MAX_PEAK_CUT_DB - peakToLoudnessDb;
+  return Math.max(target - MAX_SHORTFALL_LU, Math.min(target, unlimitedUpTo));
+}
+
 function gainFor(speech: Float32Array, rate: number, target: number): number {
   const lufs = integratedLoudness(speech, rate);
   if (!Number.isFinite(lufs)) return 0;
-  let db = clampGain(target - lufs);
-  // A peaky voice raised to a target above the default's headroom loses loudness in the limiter (kal16 at
-  // -16 LUFS: about 1 LU); the limited reference is measured again and the gain corrected for what it took.
+  const level = voiceLevel(target, truePeakDb(speech) - lufs);
+  let db = clampGain(level - lufs);
+  // A peaky voice loses some loudness in the limiter (kal16 at -16 LUFS: about 1 LU); the limited reference is
+  // measured again and the gain corrected for what it took.
   for (let pass = 0; pass < 2; pass++) {
     const limited = limit(speech, rate, dbToGain(db));
     const after = integratedLoudness(limited, rate);
-    if (!Number.isFinite(after) || Math.abs(target - after) < 0.2) break;
-    db = clampGain(db + target - after);
+    if (!Number.isFinite(after) || Math.abs(level - after) < 0.2) break;
+    db = clampGain(db + level - after);
   }
   return db;
 }
