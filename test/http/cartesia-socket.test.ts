@@ -270,5 +270,9 @@ describe('Cartesia /tts/websocket', () => {
     });
     const { key } = (await res.json()) as { key: string };
     assert.deepEqual(await refused({ 'X-API-Key': key }), { status: 403, code: 'insufficient_scope' });
+    // Without the Upgrade: a JSON error, not an empty 404.
+    const plain = await s.request('/tts/websocket', { headers: { 'X-API-Key': s.key } });
+    assert.equal(plain.status, 400);
+    assert.match(((await plain.json()) as { error: string }).error, /WebSocket/);
   });
 });

@@ -36,17 +36,23 @@ export async function cartesiaRoutes(app: FastifyInstance, options: { limits?: P
     await authenticateVendor(app, request, reply, presentedKey(request), HOW);
   };
 
-  app.get(
-    '/tts/websocket',
-    { websocket: true, config: { ownAuthorization: true }, preHandler: authenticate, schema: DOC },
-    (socket, request) => {
+  app.route({
+    method: 'GET',
+    url: '/tts/websocket',
+    config: { ownAuthorization: true },
+    preHandler: authenticate,
+    schema: DOC,
+    wsHandler: (socket, request) => {
       const principal = request.principal;
       if (!principal) return socket.close(1008, 'unauthenticated');
       const connection = new CartesiaConnection(app, socket, principal, request.ip, request.log, limits);
       const remove = track(principal, (code, reason) => connection.close(code, reason), request.log);
       socket.on('close', remove);
     },
-  );
+    handler: async () => {
+      throw new AppError('bad_request', '/tts/websocket is a WebSocket: connect with an Upgrade');
+    },
+  });
 }
 
 const DOC: FastifySchema & Record<`x-${string}`, unknown> = {

@@ -98,8 +98,12 @@ const STREAM_DOC: FastifySchema & Record<`x-${string}`, unknown> = {
   'x-websocket-messages': { client: ClientMessage, server: ServerMessage },
 };
 
-/** ws server options: frame limit and the subprotocol answer (never echo a key back). */
+/**
+ * ws server options: frame limit and the subprotocol answer (never echo a key back): ours, or `token` for
+ * Deepgram's browser clients, which offer their key as `token, <key>`.
+ */
 export const websocketServerOptions = {
   maxPayload: MAX_FRAME_BYTES,
-  handleProtocols: (protocols: Set<string>) => (protocols.has(STREAM_SUBPROTOCOL) ? STREAM_SUBPROTOCOL : false),
+  handleProtocols: (protocols: Set<string>) =>
+    protocols.has(STREAM_SUBPROTOCOL) ? STREAM_SUBPROTOCOL : protocols.has('token') ? 'token' : false,
 };

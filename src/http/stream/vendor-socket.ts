@@ -207,6 +207,7 @@ export class VendorSocket {
   /** Runs `then` once everything queued now is spoken (Deepgram's Close). */
   afterQueue(then: () => void): void {
     if (!this.current && this.queue.length === 0) return then();
+    this.checkMarks();
     this.queue.push({ kind: 'mark', run: then, abort: new AbortController() });
   }
 
