@@ -27,8 +27,10 @@ const VOICE = 'espeak-en-us-female-1';
 const s = useService({ user: 'cartesia@example.com' });
 
 const url = (query = ''): string => `${s.base.replace('http', 'ws')}/tts/websocket${query}`;
+// Generous: a bound about hangs, not speed (a shared, loaded machine can take a minute for a first synthesis).
+const WAIT_MS = 300_000;
 const open = (headers: Record<string, string> = { 'X-API-Key': s.key, 'Cartesia-Version': '2025-04-16' }) =>
-  StreamClient.open(url(), { ws: { headers } });
+  StreamClient.open(url(), { ws: { headers }, timeoutMs: WAIT_MS });
 const msgs = (c: StreamClient): CartesiaMsg[] => c.messages as unknown as CartesiaMsg[];
 const until = async (c: StreamClient, pred: (m: CartesiaMsg) => boolean, from = 0): Promise<CartesiaMsg> =>
   (await c.until(pred as unknown as (m: StreamMsg) => boolean, from)) as unknown as CartesiaMsg;
@@ -244,7 +246,7 @@ describe('Cartesia /tts/websocket', () => {
   test('the key: X-API-Key, Bearer or ?api_key; none, a wrong one or one without the speech scope is refused before the upgrade', async () => {
     for (const c of [
       await open({ Authorization: `Bearer ${s.key}` }),
-      await StreamClient.open(url(`?api_key=${s.key}&cartesia_version=2025-04-16`)),
+      await StreamClient.open(url(`?api_key=${s.key}&cartesia_version=2025-04-16`), { timeoutMs: WAIT_MS }),
     ]) {
       c.send(request('k', 'Yes.'));
       assert.equal((await until(c, doneOf('k'))).type, 'done');

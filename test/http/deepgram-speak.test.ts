@@ -47,9 +47,9 @@ class DgClient {
     this.ws.send(JSON.stringify(m));
   }
 
-  /** The index of the first frame from `from` on that matches (waits up to 60 s). */
+  /** The index of the first frame from `from` on that matches (a bound about hangs: a loaded machine is slow). */
   async until(pred: (f: DgMsg | Buffer) => boolean, from = 0): Promise<number> {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 300_000;
     for (;;) {
       const at = this.frames.findIndex((f, i) => i >= from && pred(f));
       if (at >= 0) return at;
