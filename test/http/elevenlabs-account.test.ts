@@ -115,6 +115,28 @@ describe('ElevenLabs SDK: models and the account', () => {
     assert.equal((await fetch(`${s.base}/v1/user`)).status, 401);
   });
 
+  test('a Speech only key checks itself with user.get(): the account and its key preview, without the usage figures', async () => {
+    const made = await s.request('/api/auth/api-keys', {
+      cookie: s.cookie,
+      sameOrigin: true,
+      json: { name: 'speaker', scopes: ['speech'] },
+    });
+    assert.equal(made.status, 201);
+    const { key } = (await made.json()) as { key: string };
+    const speaker = new ElevenLabsClient({ apiKey: key, baseUrl: s.base, maxRetries: 0 });
+    await bytesOf(await speaker.textToSpeech.convert('flite-slt', { text: 'Spoken with a speech key.', outputFormat: 'pcm_16000' }));
+    const full = await eleven.user.get();
+    assert.ok(full.subscription.characterCount > 0, 'the usage key sees the characters used');
+    const user = await speaker.user.get();
+    assert.equal(user.userId, full.userId);
+    assert.equal(user.xiApiKeyPreview?.slice(-4), key.slice(-4), 'its own key');
+    assert.equal(user.subscription.characterCount, 0, 'usage withheld');
+    assert.equal(user.subscription.voiceSlotsUsed, 0);
+    assert.equal(user.firstName, undefined);
+    // The subscription is nothing but usage: still the usage scope's.
+    await assert.rejects(speaker.user.subscription.get(), (err: { statusCode?: number }) => err.statusCode === 403);
+  });
+
   test('voices carry a preview_url that plays with the key, not billed', async () => {
     const { voices } = await eleven.voices.getAll();
     const slt = voices.find((v) => v.voiceId === 'flite-slt');

@@ -2,17 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import { ElevenLabsSubscription, ElevenLabsUser } from '../../schemas/elevenlabs.ts';
-import { requireScope } from '../plugins/auth.ts';
-import type { Principal } from '../types.ts';
+import { requireAuth, requireScope } from '../plugins/auth.ts';
+import { scopesOf, type Principal } from '../types.ts';
 
 const TAG = 'ElevenLabs compatible';
 /** No monthly character limit here; their shape needs a number, so the largest exact one. */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** Both account routes: read with the `usage` scope, limited as the API is, in this API's section of the docs. */
-function accountRoute<Response>(summary: string, description: string, response: Response) {
+/**
+ * The account routes, limited as the API is, in this API's section of the docs: the subscription is read with the
+ * `usage` scope; the user with any key (`scope` null), since clients call it to check a key.
+ */
+function accountRoute<Response>(summary: string, description: string, response: Response, scope: 'usage' | null) {
   return {
-    preHandler: requireScope('usage'),
+    preHandler: scope ? requireScope(scope) : requireAuth,
     config: { rateLimit: 'api' as const },
     schema: { summary, description, tags: [TAG], response: { 200: response } },
   };
@@ -37,9 +40,17 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { usage, users, ownedVoices, apiKeys } = app.services;
 
-  const subscription = async (userId: string): Promise<ElevenLabsSubscription> => {
+  /**
+   * The subscription in their shape. Without `withUsage` (a key without the usage scope) the figures of the account's
+   * use (characters, voice slots) are withheld: their SDK requires numbers, so they read 0.
+   */
+  const subscription = async (userId: string, withUsage: boolean): Promise<ElevenLabsSubscription> => {
     const month = thisMonth();
-    const [report, user, owned] = await Promise.all([usage.report(userId, month), users.findById(userId), ownedVoices.listByOwner(userId)]);
+    const [report, user, owned] = await Promise.all([
+      withUsage ? usage.report(userId, month) : { days: [] },
+      users.findById(userId),
+      withUsage ? ownedVoices.listByOwner(userId) : [],
+    ]);
     if (!user) throw new AppError('unauthorized');
     return {
       tier: user.plan,
@@ -80,13 +91,16 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
     '/v1/user',
     accountRoute(
       'The account (ElevenLabs shape)',
-      'Your account and its usage this month, as their `user.get()` reads it. There is no monthly character limit.',
+      'Your account and its usage this month, as their `user.get()` reads it; clients call it to check a key, so any ' +
+        'valid key gets it. A key without the `usage` scope (e.g. Speech only) gets the usage figures (`character_count`, ' +
+        '`voice_slots_used`, `voice_add_edit_counter`) as 0: withheld, not measured. There is no monthly character limit.',
       ElevenLabsUser,
+      null,
     ),
     async (request) => {
       const principal = request.principal as Principal;
       const [sub, createdAt, preview] = await Promise.all([
-        subscription(principal.userId),
+        subscription(principal.userId, scopesOf(principal).includes('usage')),
         users.createdAt(principal.userId),
         keyPreview(principal),
       ]);
@@ -113,7 +127,8 @@ export async function elevenLabsAccountRoutes(app: FastifyInstance): Promise<voi
       'The subscription (ElevenLabs shape)',
       'Characters used this calendar month (UTC) and your voice slots, as their `user.subscription.get()` reads them.',
       ElevenLabsSubscription,
+      'usage',
     ),
-    async (request) => subscription((request.principal as Principal).userId),
+    async (request) => subscription((request.principal as Principal).userId, true),
   );
 }
