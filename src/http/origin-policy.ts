@@ -40,6 +40,21 @@ function isOwnAddressOrigin(origin: string, host: string | undefined): boolean {
   return own !== null && own.host === parsed.host && isAddressHostname(parsed.hostname);
 }
 
+/**
+ * Whether a Host header names this service rather than some DNS name: an IP literal or localhost, or the host of
+ * PUBLIC_URL or of an ALLOWED_ORIGINS entry. A browser sends an attacker's name as Host after DNS rebinding, so
+ * what is served to loopback peers on trust alone (/metrics) must refuse any other name.
+ */
+export function isOwnHost(rules: OriginRules, host: string): boolean {
+  const url = hostUrl('http:', host);
+  if (!url) return false;
+  if (isAddressHostname(url.hostname)) return true;
+  return [rules.publicOrigin, ...rules.allowedOrigins].some((origin) => {
+    const own = URL.canParse(origin) ? new URL(origin) : null;
+    return own !== null && own.hostname === url.hostname;
+  });
+}
+
 /** Whether a cookie-authenticated write carrying `origin` to `host` comes from one of our own pages. */
 export function originAllowed(rules: OriginRules, origin: string | undefined, host: string | undefined): boolean {
   if (origin === undefined) return false;

@@ -1,5 +1,6 @@
 // GET /metrics: access rules, a parseable exposition, and counters that move with real traffic.
 import { before, describe, test } from 'node:test';
+import { get as httpGet } from 'node:http';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { VoxsmithClient, VoxsmithError } from '../../client/index.ts';
@@ -92,6 +93,31 @@ describe('metrics without METRICS_TOKEN: loopback only', () => {
     assert.equal(body.code, 'forbidden');
     assert.match(body.error, /METRICS_TOKEN/);
     assert.equal(body.request_id, res.headers.get('x-request-id'));
+  });
+
+  test('a loopback peer naming a foreign Host (DNS rebinding) is 403; an address or localhost Host reads them', async () => {
+    const port = new URL(s.base).port;
+    const byHost = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpGet({ host: '127.0.0.1', port, path: '/metrics', headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+      });
+    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`, '127.0.0.1.nip.io']) {
+      const res = await byHost(host);
+      assert.equal(res.status, 403, host);
+      const body = JSON.parse(res.body) as { code: string; error: string };
+      assert.equal(body.code, 'forbidden');
+      assert.match(body.error, /DNS rebinding/);
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      const res = await byHost(host);
+      assert.equal(res.status, 200, host);
+      assert.match(res.body, /voxsmith_http_requests_total/);
+    }
   });
 
   test('requests, synthesis characters, time to first audio and outcomes move with traffic, by route and engine', async () => {

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
+import { isOwnHost, type OriginRules } from '../origin-policy.ts';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -25,9 +26,11 @@ const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
 /**
  * With METRICS_TOKEN: `Authorization: Bearer <token>` or 401. Without: loopback peers only, and not when the
- * request came through a proxy on this host (a forwarding header says so), since then anyone may be behind it.
+ * request came through a proxy on this host (a forwarding header says so), since then anyone may be behind it,
+ * nor when it names a foreign Host: a page of evil.example that rebinds its name to 127.0.0.1 makes this
+ * machine's browser a loopback peer, but the browser still sends `Host: evil.example`.
  */
-export function authorizeScrape(request: FastifyRequest, token: string | null): void {
+export function authorizeScrape(request: FastifyRequest, token: string | null, rules: OriginRules): void {
   if (token !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!match || !tokenMatches(match[1], token)) {
@@ -38,6 +41,13 @@ export function authorizeScrape(request: FastifyRequest, token: string | null): 
   const proxied = FORWARDING_HEADERS.some((h) => request.headers[h] !== undefined);
   if (!isLoopback(request.socket.remoteAddress) || proxied) {
     throw new AppError('forbidden', 'Metrics are served to loopback clients only; set METRICS_TOKEN to scrape from elsewhere');
+  }
+  const { host } = request.headers;
+  if (host !== undefined && !isOwnHost(rules, host)) {
+    throw new AppError(
+      'forbidden',
+      'Metrics refuse a Host that names neither an IP address, localhost nor PUBLIC_URL (DNS rebinding); set METRICS_TOKEN to scrape by name',
+    );
   }
 }
 
@@ -60,7 +70,8 @@ export const metricsPlugin = fp(async function metrics(app: FastifyInstance) {
         description:
           'Request counts and latencies by route and status, synthesis seconds and characters by engine, time to first audio, ' +
           'worker-pool queue depth, open WebSocket streams, rate-limit refusals, and process metrics, in the Prometheus text ' +
-          'format. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers loopback clients only.',
+          'format. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it answers loopback clients only, ' +
+          "under a Host that is an IP address, localhost or PUBLIC_URL's (DNS rebinding).",
         tags: ['Operations'],
         security: [{ metricsToken: [] }],
         response: {
@@ -72,7 +83,7 @@ export const metricsPlugin = fp(async function metrics(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      authorizeScrape(request, app.config.metricsToken);
+      authorizeScrape(request, app.config.metricsToken, app.config);
       const { contentType, text } = await metrics.render();
       return reply.header('Cache-Control', 'no-store').type(contentType).send(text);
     },
