@@ -2,7 +2,9 @@
 // synthesis goes through SpeechService, billed to the key connected on the dashboard or set in WYOMING_API_KEY
 // (wyoming/link.ts). The protocol has no authentication, so the port binds to loopback unless WYOMING_HOST says
 // otherwise, and every connection is bounded: what it may buffer, how long it may idle or leave answers unread,
-// how many one address may hold, and how much audio it may be sent.
+// how many one address may hold, and how much audio it may be sent. Only events the server answers count as
+// activity, and an address at its limit makes room by closing its quietest connection that is not being answered:
+// connections sending junk or pings cannot lock out a real client of the same address (Home Assistant on loopback).
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, errorBody, errorReport, type ErrorBody, type ErrorCode } from '../errors.ts';
@@ -15,11 +17,15 @@ import { ttsInfo } from './info.ts';
 import type { WyomingLink, WyomingPayer } from './link.ts';
 
 export interface WyomingLimits {
-  /** Connections one client address may hold at once; the next from that address is refused, others are not. */
+  /**
+   * Connections one client address may hold at once. The next from that address closes the address's quietest
+   * connection that is not being answered (and is past its first second); when every one is working, it is refused.
+   * Other addresses are not affected.
+   */
   connectionsPerAddress: number;
   /** Connections in all: a ceiling on file descriptors, far above what one address may hold. */
   maxConnections: number;
-  /** A connection that neither sends an event nor is being answered for this long is closed. */
+  /** A connection that neither sends an event the server answers nor is being answered for this long is closed. */
   idleMs: number;
   /** A client that reads none of its answers for this long is cut (its synthesis stops). */
   writeStallMs: number;
@@ -59,6 +65,19 @@ export type WyomingState =
   | { status: 'unavailable'; host: string; port: number; reason: string }
   | { status: 'stopped' };
 
+/** The events this server answers: only these count as activity (others are read and ignored). */
+const ANSWERED_EVENTS: ReadonlySet<string> = new Set([
+  'describe',
+  'ping',
+  'synthesize',
+  'synthesize-start',
+  'synthesize-chunk',
+  'synthesize-stop',
+]);
+
+/** A new connection is never closed to make room before this: it has a moment to send its first event. */
+const EVICTION_GRACE_MS = 1000;
+
 function voiceName(data: Record<string, unknown>): string | undefined {
   const voice = data.voice;
   if (typeof voice !== 'object' || voice === null) return undefined;
@@ -76,7 +95,7 @@ export class WyomingServer {
   private server: Server | undefined;
   private state: WyomingState = { status: 'stopped' };
   private readonly sockets = new Set<Socket>();
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new Map<string, Set<Connection>>();
   private readonly info: InfoCache;
 
   constructor(private readonly deps: WyomingDeps) {
@@ -135,30 +154,51 @@ export class WyomingServer {
   private serve(socket: Socket): void {
     socket.on('error', () => undefined);
     const address = clientAddress(socket);
-    const held = this.perAddress.get(address) ?? 0;
+    const held = this.perAddress.get(address) ?? new Set<Connection>();
     const { limits } = this.deps;
-    if (held >= limits.connectionsPerAddress) {
-      // Only this address is refused: one client holding its share locks nobody else out.
-      socket.end(
-        encodeEvent(
-          'error',
-          wyomingError(errorBody('rate_limited', `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)`)),
-        ),
-      );
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
+    if (held.size >= limits.connectionsPerAddress) {
+      const quietest = quietestIdle(held);
+      if (quietest) {
+        // Idle or junk connections give way to a new client of their address: they cannot hold it locked.
+        held.delete(quietest);
+        quietest.dismiss(`closed to make room for a new connection from ${address} (at most ${limits.connectionsPerAddress} at once)`);
+      } else {
+        // Every connection of this address is being answered: only this address is refused, others are not.
+        closeWith(socket, `Too many connections from ${address} (at most ${limits.connectionsPerAddress} at once)`);
+        return;
+      }
     }
-    this.perAddress.set(address, held + 1);
+    this.perAddress.set(address, held);
     this.sockets.add(socket);
     const connection = new Connection(this.deps, socket, address, this.info);
+    held.add(connection);
     socket.on('close', () => {
       connection.closed();
       this.sockets.delete(socket);
-      const left = (this.perAddress.get(address) ?? 1) - 1;
-      if (left > 0) this.perAddress.set(address, left);
-      else this.perAddress.delete(address);
+      held.delete(connection);
+      if (held.size === 0 && this.perAddress.get(address) === held) this.perAddress.delete(address);
     });
   }
+}
+
+/** Tells a client why it is closed (a `rate_limited` error), then closes it; one that does not read is cut a second later. */
+function closeWith(socket: Socket, message: string): void {
+  socket.end(encodeEvent('error', wyomingError(errorBody('rate_limited', message))));
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * The connection to close for a newcomer: not being answered, past its grace, without an open text stream before
+ * one with, then the longest without activity. None when all are working (or new).
+ */
+function quietestIdle(held: Iterable<Connection>): Connection | undefined {
+  const now = Date.now();
+  let best: Connection | undefined;
+  for (const c of held) {
+    if (!c.dismissible(now)) continue;
+    if (!best || c.streaming < best.streaming || (c.streaming === best.streaming && c.lastActive < best.lastActive)) best = c;
+  }
+  return best;
 }
 
 /**
@@ -218,6 +258,9 @@ class Connection {
   private readonly reader = new FrameReader();
   private readonly abort = new AbortController();
   private readonly idle: NodeJS.Timeout;
+  private readonly openedAt = Date.now();
+  /** When an answered event last arrived or an answer last went out (Date.now()). */
+  lastActive = this.openedAt;
   private handling = false;
   private stream: TextStream | undefined;
   /** Audio sent on this connection so far (all its requests). */
@@ -241,6 +284,28 @@ class Connection {
     this.abort.abort();
   }
 
+  /** Whether a newcomer of this address may take this connection's place: not being answered, past its grace. */
+  dismissible(now: number): boolean {
+    return !this.handling && !this.socket.writableEnded && now - this.openedAt >= EVICTION_GRACE_MS;
+  }
+
+  /** 1 while a synthesize-start stream is open (kept before connections without one), else 0. */
+  get streaming(): number {
+    return this.stream ? 1 : 0;
+  }
+
+  /** Closed to make room for another connection of its address: told why first. */
+  dismiss(message: string): void {
+    this.abort.abort();
+    closeWith(this.socket, message);
+  }
+
+  /** Something the server answers happened: the idle timer starts again. Junk (unknown events, bytes) never does this. */
+  private active(): void {
+    this.lastActive = Date.now();
+    this.idle.refresh();
+  }
+
   private idled(): void {
     // An answer in progress (a long synthesis, a wait for a slot) is not idleness.
     if (this.handling) this.idle.refresh();
@@ -248,7 +313,6 @@ class Connection {
   }
 
   private received(bytes: Buffer): void {
-    this.idle.refresh();
     this.reader.append(bytes);
     // Events are parsed only as they are handled: the rest waits as bytes, and past the bound the socket stops
     // reading, so a client that sends faster than it is answered fills its own TCP window, not our memory.
@@ -264,8 +328,10 @@ class Connection {
         if (this.socket.destroyed) return;
         const event = this.reader.next();
         if (!event) break;
+        const answered = ANSWERED_EVENTS.has(event.type);
+        if (answered) this.active();
         await this.handle(event);
-        this.idle.refresh();
+        if (answered) this.active();
       }
     } catch (err) {
       // A broken frame cannot be skipped (its lengths are not to be trusted): this connection ends, others go on.
@@ -493,7 +559,7 @@ class Connection {
   /** Writes an encoded event, waiting while the client is not reading; one that stops reading for good is cut. */
   private async write(event: Buffer): Promise<void> {
     if (this.socket.destroyed || this.socket.writableEnded) return;
-    this.idle.refresh();
+    this.active();
     if (this.socket.write(event)) return;
     await new Promise<void>((resolve) => {
       const stall = setTimeout(() => {
