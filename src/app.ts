@@ -118,6 +118,7 @@ function naturalVoiceServices(
     sources: { catalogUrl: config.voicesCatalogUrl, kokoroFilesUrl: config.kokoroFilesUrl },
     log: app.log,
     refresh: () => voicesDir.refresh(),
+    idleMs: config.voicesDownloadIdleSeconds * 1000,
   });
   if (config.defaultVoice && !library.catalogVoice(config.defaultVoice)) {
     app.log.warn(

@@ -15,6 +15,8 @@ export interface Config {
   kokoroFilesUrl: URL;
   /** VOICES_INSTALL: catalogue names installed at start when missing. */
   voicesInstall: string[];
+  /** VOICES_DOWNLOAD_IDLE_SECONDS: a voice download whose source sends (next to) nothing this long fails. */
+  voicesDownloadIdleSeconds: number;
   /** DEFAULT_VOICE: what `default` speaks when installed; null = the best natural English voice, else flite-slt. */
   defaultVoice: string | null;
   /** ADMIN_EMAILS: accounts that operate the service (install voices), besides the first account. */
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     voicesCatalogUrl: baseUrl(env, 'VOICES_CATALOG_URL', DEFAULT_VOICES_CATALOG_URL, false),
     kokoroFilesUrl: baseUrl(env, 'KOKORO_FILES_URL', DEFAULT_KOKORO_FILES_URL, true),
     voicesInstall: list(env, 'VOICES_INSTALL', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'voice names such as en_US-lessac-medium'),
+    voicesDownloadIdleSeconds: int(env, 'VOICES_DOWNLOAD_IDLE_SECONDS', 45, 1, 3600),
     defaultVoice: env.DEFAULT_VOICE?.trim() || null,
     adminEmails: list(env, 'ADMIN_EMAILS', /^[^\s@,]+@[^\s@,]+$/, 'e-mail addresses').map((e) => e.toLowerCase()),
     publicUrl,

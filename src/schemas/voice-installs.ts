@@ -42,12 +42,12 @@ export type InstalledList = Static<typeof InstalledList>;
 
 export const InstallJob = Type.Object({
   name: Type.String(),
-  status: Type.String({ enum: ['queued', 'waiting', 'downloading', 'installed', 'failed'] }),
+  status: Type.String({ enum: ['queued', 'waiting', 'downloading', 'installed', 'failed', 'cancelled'] }),
   received: Type.Integer({ description: 'Bytes on disk so far' }),
   total: Type.Integer(),
   bytes_per_second: Type.Integer(),
   seconds_left: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String({ description: 'Why it failed or was cancelled' })),
   started_at: Type.String({ format: 'date-time' }),
   finished_at: Type.Optional(Type.String({ format: 'date-time' })),
 });
@@ -64,6 +64,8 @@ export const InstallList = Type.Object(
   { description: 'Installs running, and those finished in the last 10 minutes' },
 );
 export type InstallList = Static<typeof InstallList>;
+export const CancelResponse = Type.Object({ install: InstallJob }, { description: 'The install, stopped (status cancelled)' });
+export type CancelResponse = Static<typeof CancelResponse>;
 export const InstalledParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) });
 export const Removed = Type.Object({ name: Type.String(), removed: Type.Array(Type.String({ description: 'Files deleted' })) });
 export type Removed = Static<typeof Removed>;

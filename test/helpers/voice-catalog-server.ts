@@ -2,7 +2,7 @@
 // key, language, quality, speakers and each file's path, size and MD5, the files in the repository's tree) and
 // for the Kokoro release files (with a files.json manifest of sizes and SHA-256), serving generated models
 // (onnx-models.ts). It can serve one file with a wrong checksum, cut one file's first download half way,
-// throttle a file, and counts what it served so tests can tell a resumed or repeated download.
+// throttle or trickle a file, and counts what it served so tests can tell a resumed or repeated download.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,8 @@ export interface CatalogServerOptions {
   cutOnce?: string[];
   /** Paths sent in 16 KiB pieces this many ms apart. */
   throttleMs?: Record<string, number>;
+  /** Paths sent `bytes` at a time, `everyMs` apart: a mirror that keeps the connection alive but hardly sends. */
+  trickle?: Record<string, { bytes: number; everyMs: number }>;
   /** These paths are answered only once voices.json has been read this many times (clients racing for one file). */
   hold?: { paths: string[]; catalogReads: number };
 }
@@ -163,8 +165,9 @@ export async function startCatalogServer(options: CatalogServerOptions): Promise
       cut.delete(path);
       end = Math.floor(body.length / 2);
     }
-    const delay = options.throttleMs?.[path];
-    const piece = delay ? 16 * 1024 : end - start;
+    const trickle = options.trickle?.[path];
+    const delay = trickle?.everyMs ?? options.throttleMs?.[path];
+    const piece = trickle?.bytes ?? (delay ? 16 * 1024 : end - start);
     for (let at = start; at < end; at += piece) {
       const chunk = body.subarray(at, Math.min(end, at + piece));
       if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));

@@ -6,6 +6,7 @@ import { CatalogError, filterCatalog } from '../../voices/install/catalog.ts';
 import { NotInstalledError } from '../../voices/install/installer.ts';
 import type { InstallJob as Job } from '../../voices/install/voice-installs.ts';
 import {
+  CancelResponse,
   CatalogList,
   CatalogQuery,
   InstallBody,
@@ -163,6 +164,28 @@ export async function voiceInstallRoutes(app: FastifyInstance): Promise<void> {
       // A name the catalogue does not hold.
       const { job } = await catalogErrorAs('not_found', () => voiceInstalls.start(request.body.name));
       return reply.code(202).send({ install: shape(job) });
+    },
+  );
+
+  r.delete(
+    '/api/admin/voices/installs/:name',
+    {
+      preHandler: requireOperator,
+      schema: {
+        summary: 'Cancel an install',
+        description:
+          'Operator only. Stops the download of an install in progress and deletes its partial files; answers once it has stopped, with status `cancelled`. 404 `not_found` when no install of that name is running.',
+        tags,
+        security,
+        params: InstalledParams,
+        response: { 200: CancelResponse },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const job = await voiceInstalls.cancel(name);
+      if (!job) throw new AppError('not_found', `No install of ${name} is in progress`);
+      return { install: shape(job) };
     },
   );
 

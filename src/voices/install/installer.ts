@@ -34,8 +34,12 @@ export interface InstallOptions {
   /** Download retries per file (download.ts); for tests. */
   retries?: number;
   backoffMs?: number;
-  stallMs?: number;
+  /** A source sending (next to) nothing this long fails the install (download.ts); VOICES_DOWNLOAD_IDLE_SECONDS. */
+  idleMs?: number;
 }
+
+/** The abort reason of an install stopped on purpose: unlike a shutdown, its partial files are deleted. */
+export class InstallCancelled extends Error {}
 
 export interface InstallResult {
   /** False when every file was already there (installed earlier, or by another process meanwhile). */
@@ -162,7 +166,7 @@ export async function installVoice(voice: CatalogVoice, options: InstallOptions)
         signal,
         retries: options.retries,
         backoffMs: options.backoffMs,
-        stallMs: options.stallMs,
+        idleMs: options.idleMs,
         onBytes: (n) => {
           if (firstBytes) {
             // Bytes a previous run left are not this run's speed.
@@ -181,9 +185,11 @@ export async function installVoice(voice: CatalogVoice, options: InstallOptions)
     report('installed', voice.files[voice.files.length - 1]?.name ?? voice.name, total);
     return { downloaded, files: voice.files.map((f) => f.name) };
   } catch (err) {
-    // A failure leaves nothing behind; an interruption (Ctrl+C, shutdown) keeps what arrived, for the next run.
-    if (!signal?.aborted && held.length === files.length) {
-      for (const f of files) await rm(join(staging, `${f.name}.part`), { force: true });
+    // A failure or a cancel leaves nothing behind; an interruption (Ctrl+C, shutdown) keeps what arrived, for the
+    // next run. Only the files whose locks are held are this install's to delete.
+    const interrupted = signal?.aborted && !(signal.reason instanceof InstallCancelled);
+    if (!interrupted) {
+      for (const f of files.slice(0, held.length)) await rm(join(staging, `${f.name}.part`), { force: true });
     }
     throw err;
   } finally {

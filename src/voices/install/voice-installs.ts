@@ -1,11 +1,20 @@
 // Installs run by the service itself: from the operator's dashboard page (with progress it can show live) and
 // from VOICES_INSTALL at start. One install per voice at a time on this node; the lock files of installer.ts
 // keep nodes sharing VOICES_DIR from fetching the same file twice. Each finished install is applied at once
-// (the folder is rescanned), so the voice speaks on every door without waiting for the watcher's next look.
+// (the folder is rescanned), so the voice speaks on every door without waiting for the watcher's next look. An
+// install can be cancelled (its partial files are deleted), and one whose source goes quiet fails by itself.
 import { CatalogError, loadCatalog, type CatalogSources, type CatalogVoice } from './catalog.ts';
-import { installVoice, isInstalled, listInstalled, removeVoice, type InstallProgress, type InstalledVoice } from './installer.ts';
+import {
+  InstallCancelled,
+  installVoice,
+  isInstalled,
+  listInstalled,
+  removeVoice,
+  type InstallProgress,
+  type InstalledVoice,
+} from './installer.ts';
 
-export type InstallStatus = 'queued' | 'waiting' | 'downloading' | 'installed' | 'failed';
+export type InstallStatus = 'queued' | 'waiting' | 'downloading' | 'installed' | 'failed' | 'cancelled';
 
 export interface InstallJob {
   name: string;
@@ -34,6 +43,8 @@ export interface VoiceInstallsOptions {
   refresh(): Promise<unknown>;
   /** How long a fetched catalogue is reused; default 10 minutes. */
   catalogTtlMs?: number;
+  /** VOICES_DOWNLOAD_IDLE_SECONDS: a source that sends (next to) nothing this long fails the install. */
+  idleMs?: number;
 }
 
 /** Finished jobs are shown this long, then forgotten. */
@@ -96,15 +107,33 @@ export class VoiceInstalls {
       startedAt: new Date().toISOString(),
     };
     this.jobs.set(name, job);
-    const done = this.run(voice, job);
+    const stop = new AbortController();
+    this.stops.set(name, stop);
+    const done = this.run(voice, job, AbortSignal.any([this.controller.signal, stop.signal]));
     this.pending.set(name, done);
-    void done.finally(() => this.pending.delete(name));
+    void done.finally(() => {
+      this.pending.delete(name);
+      this.stops.delete(name);
+    });
     return { job, done };
   }
 
   private readonly pending = new Map<string, Promise<InstallJob>>();
+  private readonly stops = new Map<string, AbortController>();
 
-  private async run(voice: CatalogVoice, job: InstallJob): Promise<InstallJob> {
+  /**
+   * Cancels the install of `name` in progress: its download stops and its partial files are deleted. Resolves with
+   * the job once it has stopped; undefined when no install of that name is running.
+   */
+  async cancel(name: string): Promise<InstallJob | undefined> {
+    const stop = this.stops.get(name);
+    const done = this.pending.get(name);
+    if (!stop || !done) return undefined;
+    stop.abort(new InstallCancelled(`the install of ${name} was cancelled`));
+    return done;
+  }
+
+  private async run(voice: CatalogVoice, job: InstallJob, signal: AbortSignal): Promise<InstallJob> {
     const { log, voicesDir } = this.options;
     let lastLogged = -1;
     const onProgress = (p: InstallProgress) => {
@@ -124,7 +153,7 @@ export class VoiceInstalls {
       }
     };
     try {
-      const result = await installVoice(voice, { voicesDir, signal: this.controller.signal, onProgress });
+      const result = await installVoice(voice, { voicesDir, signal, onProgress, idleMs: this.options.idleMs });
       await this.options.refresh();
       job.status = 'installed';
       job.received = job.total;
@@ -133,9 +162,11 @@ export class VoiceInstalls {
         `installed ${voice.name}${result.downloaded ? '' : ' (already there)'}`,
       );
     } catch (err) {
-      job.status = 'failed';
-      job.error = err instanceof Error ? err.message : String(err);
-      if (!this.controller.signal.aborted)
+      const cancelled = signal.reason instanceof InstallCancelled;
+      job.status = cancelled ? 'cancelled' : 'failed';
+      job.error = cancelled ? (signal.reason as InstallCancelled).message : err instanceof Error ? err.message : String(err);
+      if (cancelled) log.info({ voice: voice.name }, `install of ${voice.name} cancelled; its partial files were deleted`);
+      else if (!this.controller.signal.aborted)
         log.error({ voice: voice.name, err: { message: job.error } }, `installing ${voice.name} failed: ${job.error}`);
     }
     job.finishedAt = new Date().toISOString();
