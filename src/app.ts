@@ -271,6 +271,8 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: {
+      // Checked in the errors plugin instead, so the 400 carries the envelope (Node's own is empty).
+      requireHostHeader: false,
       headersTimeout: config.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.headersTimeoutMs / 4))),
     },

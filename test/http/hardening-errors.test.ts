@@ -123,6 +123,27 @@ describe('Expect and methods, in the envelope', () => {
     assert.equal(ok.status, 100);
   });
 
+  test('CONNECT: 405 method_not_allowed in the envelope, not a silently closed socket', async () => {
+    for (const target of ['example.com:443', '127.0.0.1:22']) {
+      const answer = await raw(s.base, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      const body = assertEnvelope(answer, 405, 'method_not_allowed', `CONNECT ${target}`);
+      assert.match(body.error, /CONNECT/);
+    }
+  });
+
+  test('HTTP/1.1 without Host: 400 malformed_request in the envelope (HTTP/1.0 without it is still served)', async () => {
+    const answer = await raw(s.base, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    const body = assertEnvelope(answer, 400, 'malformed_request', 'no Host');
+    assert.match(body.error, /Host/);
+    const posted = await raw(
+      s.base,
+      'POST /v1/speak HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    assertEnvelope(posted, 400, 'malformed_request', 'no Host, a POST');
+    const old = await raw(s.base, 'GET /healthz HTTP/1.0\r\n\r\n');
+    assert.equal(old.status, 200);
+  });
+
   test('a method a path does not take: 405 method_not_allowed with Allow, in the envelope', async () => {
     const cases: Array<[string, string, string]> = [
       ['PUT', '/v1/speak', 'POST'],

@@ -54,18 +54,40 @@ export function writeClientError(this: FastifyInstance, error: NodeJS.ErrnoExcep
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { code, message } = clientErrorCode(error.code);
   const requestId = randomUUID();
-  const status = ERRORS[code].status;
   this.log.info({ reqId: requestId, code, cause: error.code }, 'client error');
   // A response already under way cannot be followed by another one on the same socket.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify(errorEnvelope(new AppError(code, message), requestId));
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  if (socket.writable && !inFlight?.headersSent) writeRawError(socket, new AppError(code, message), requestId);
+  socket.destroy();
+}
+
+/** The envelope written straight to a socket no Fastify request owns, closing the connection after it. */
+function writeRawError(socket: Duplex, error: AppError, requestId: string, extraHeaders = ''): void {
+  const status = ERRORS[error.code].status;
+  const body = JSON.stringify(errorEnvelope(error, requestId));
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Node hands a CONNECT to the server's 'connect' listeners and, with none, destroys the socket without a word.
+ * This is no proxy: 405 in the envelope, then the connection closes (the tunnel's bytes are never read).
+ */
+function refuseConnect(app: FastifyInstance, req: IncomingMessage, socket: Duplex): void {
+  const requestId = randomUUID();
+  app.log.info({ reqId: requestId, method: req.method, target: String(req.url ?? '').slice(0, 200) }, 'CONNECT refused');
+  socket.on('error', () => {});
+  if (socket.writable) {
+    writeRawError(
+      socket,
+      new AppError('method_not_allowed', 'CONNECT is not supported: this service is not a proxy'),
+      requestId,
+      'Allow: GET, HEAD, POST, PUT, PATCH, DELETE\r\n',
     );
   }
-  socket.destroy();
+  socket.end(() => socket.destroy());
 }
 
 /**
@@ -136,6 +158,13 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
   });
 
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => expectationFailed(app, req, res));
+  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => refuseConnect(app, req, socket));
+  // Node's own check (requireHostHeader, off in app.ts) answers an empty 400; this one answers in the envelope.
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header');
+    }
+  });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
