@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const facts = {
     ...startupFacts(config, typeof address === 'object' && address ? address.port : config.port, app.services.wyoming?.status()),
     naturalVoices: app.services.voices.naturalCount(),
+    voicesInstalling: config.voicesInstall,
   };
   if (logStream) process.stdout.write(startupBanner(facts));
   else app.log.info(facts, `Voxsmith is running: open ${facts.url}`);

@@ -19,6 +19,8 @@ export interface StartupFacts {
   outbox?: string;
   /** Natural (neural) voices loaded from VOICES_DIR; set once the app is built. */
   naturalVoices?: number;
+  /** The voices VOICES_INSTALL downloads in the background from this start. */
+  voicesInstalling?: readonly string[];
 }
 
 /**
@@ -72,7 +74,7 @@ export function startupBanner(facts: StartupFacts): string {
         ? `no SMTP_URL: sign-in links are printed below and saved to ${facts.outbox}/`
         : 'sign-in links are mailed over SMTP (SMTP_URL)',
     ],
-    ...(facts.naturalVoices !== undefined ? [naturalVoicesRow(facts.naturalVoices)] : []),
+    ...(facts.naturalVoices !== undefined ? [naturalVoicesRow(facts.naturalVoices, facts.voicesInstalling)] : []),
     ['Wyoming', facts.wyoming],
     ['Stop', 'Ctrl+C'],
   ];

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess } from '../helpers/process.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
+import { startCatalogServer } from '../helpers/voice-catalog-server.ts';
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -167,6 +168,36 @@ test('with SMTP, even in the terminal format, the banner says links are mailed a
   } finally {
     await service.stop();
     await mail.stop();
+  }
+});
+
+test('while VOICES_INSTALL downloads the first natural voice, the banner says it is being installed, not that there is none', async () => {
+  const model = '/piper/en/en_US/lessac/medium/en_US-lessac-medium.onnx';
+  // A slow download: the voice is still on its way when the banner is printed.
+  const catalog = await startCatalogServer({
+    piper: [{ key: 'en_US-lessac-medium', paddingBytes: 1_500_000 }],
+    throttleMs: { [model]: 60 },
+  });
+  const dir = dataDir();
+  const service = await startProcess({
+    DATA_DIR: dir,
+    VOICES_DIR: join(dir, 'voices'),
+    VOICES_CATALOG_URL: catalog.catalogUrl,
+    KOKORO_FILES_URL: catalog.kokoroUrl,
+    VOICES_INSTALL: 'en_US-lessac-medium',
+    LOG_FORMAT: 'pretty',
+    WORKERS: '1',
+  });
+  try {
+    await waitFor(service.output, /Stop\s+Ctrl\+C/, 'banner');
+    assert.match(
+      service.output(),
+      /^ {2}Voices +installing en_US-lessac-medium \(VOICES_INSTALL\): it speaks as soon as it has arrived; progress below and on the dashboard's Natural voices page$/m,
+    );
+    assert.doesNotMatch(service.output(), /no natural voice yet/);
+  } finally {
+    await service.stop();
+    await catalog.close();
   }
 });
 
