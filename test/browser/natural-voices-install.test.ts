@@ -137,3 +137,28 @@ test('another account sees a sentence, not the button, and no operator page', { 
     await other.close();
   }
 });
+
+test('the catalogue suggests the recommended first voice first; unreachable, it says so and what to do', { skip }, async () => {
+  const { page } = b;
+  catalog.setDown(true);
+  // The catalogue is cached for a while; as after that while, it is read afresh.
+  server.app.services.voiceInstalls.forgetCatalog();
+  try {
+    await page.goto(`${server.base}/natural-voices`);
+    const unreachable = page.getByTestId('catalog-unreachable');
+    await unreachable.waitFor();
+    assert.match(await unreachable.innerText(), /could not be reached[\s\S]*VOICES_CATALOG_URL[\s\S]*npx voxsmith voices add/);
+    // Nothing installed (the first test removed its voice) and nothing to pick: no "Pick one below".
+    await page.getByText('None yet, and the catalogue below could not be reached').waitFor();
+    assert.equal(await page.getByText('Pick one below').count(), 0);
+    await b.screenshot('natural-04-catalogue-unreachable');
+  } finally {
+    catalog.setDown(false);
+  }
+  await page.getByRole('button', { name: 'Try again' }).click();
+  await page.locator('li.catalog-entry').first().waitFor();
+  assert.equal(await page.getByTestId('catalog-unreachable').count(), 0);
+  // The good first voice is the first suggestion, not the 327 MB Kokoro fp32 bundle.
+  assert.equal(await page.locator('li.catalog-entry').first().getAttribute('data-name'), 'en_US-lessac-medium');
+  await page.getByText('Pick one below').waitFor();
+});

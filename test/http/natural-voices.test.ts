@@ -160,12 +160,13 @@ describe('natural voices while the service runs', () => {
     const entries = ((await list.json()) as { voices: { name: string; installed: boolean; quality: string; gender: string }[] }).voices;
     assert.deepEqual(
       entries.map((v) => [v.name, v.quality, v.gender, v.installed]),
+      // The recommended voices first, the good first voice at the top; the large Kokoro bundles last.
       [
-        ['kokoro-v1.0', 'fp32', 'neutral', false],
-        ['kokoro-v1.0-fp16', 'fp16', 'neutral', false],
-        ['kokoro-v1.0-int8', 'int8', 'neutral', false],
         ['en_US-lessac-medium', 'medium', 'female', false],
         ['en_US-ryan-high', 'high', 'male', false],
+        ['kokoro-v1.0-int8', 'int8', 'neutral', false],
+        ['kokoro-v1.0', 'fp32', 'neutral', false],
+        ['kokoro-v1.0-fp16', 'fp16', 'neutral', false],
       ],
     );
     const started = await s.request('/api/admin/voices/installs', {

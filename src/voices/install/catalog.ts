@@ -261,10 +261,34 @@ export async function loadCatalog(sources: CatalogSources, signal?: AbortSignal)
   } catch {
     throw new CatalogError(`the voice catalogue at ${sources.catalogUrl.href} is not JSON (is VOICES_CATALOG_URL the URL of voices.json?)`);
   }
-  return [
+  return recommendedFirst([
     ...kokoroCatalog(sources.kokoroFilesUrl, await kokoroManifest(sources.kokoroFilesUrl, signal)),
     ...parsePiperCatalog(raw, sources.catalogUrl),
-  ];
+  ]);
+}
+
+/**
+ * The voices docs/voices.md recommends, in the order they are suggested: the first is the good first voice (63 MB),
+ * not the 327 MB Kokoro fp32 bundle that sorted first by name.
+ */
+export const RECOMMENDED_VOICES: readonly string[] = [
+  'en_US-lessac-medium',
+  'en_US-ryan-high',
+  'en_GB-alan-medium',
+  'en_GB-alba-medium',
+  'de_DE-thorsten-medium',
+  'fr_FR-siwis-medium',
+  'es_ES-davefx-medium',
+  'kokoro-v1.0-int8',
+];
+
+/** The catalogue with the recommended voices first, in their order; the rest keep theirs (the sort is stable). */
+export function recommendedFirst(voices: readonly CatalogVoice[]): CatalogVoice[] {
+  const rank = (v: CatalogVoice): number => {
+    const i = RECOMMENDED_VOICES.indexOf(v.name);
+    return i === -1 ? RECOMMENDED_VOICES.length : i;
+  };
+  return [...voices].sort((a, b) => rank(a) - rank(b));
 }
 
 /** The manifest of a Kokoro mirror, if it has one (the release itself has none: its pins apply). */

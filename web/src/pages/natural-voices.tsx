@@ -123,18 +123,20 @@ export function NaturalVoicesPage() {
     }
   }, [fail]);
 
+  const loadCatalog = useCallback(async () => {
+    try {
+      setCatalog(await api.voiceCatalog());
+      setCatalogError(null);
+    } catch (err) {
+      setCatalogError(fail(err));
+    }
+  }, [fail]);
+
   useEffect(() => {
     if (!user.operator) return;
     void loadInstalled();
-    void (async () => {
-      try {
-        setCatalog(await api.voiceCatalog());
-        setCatalogError(null);
-      } catch (err) {
-        setCatalogError(fail(err));
-      }
-    })();
-  }, [user.operator, loadInstalled, fail]);
+    void loadCatalog();
+  }, [user.operator, loadInstalled, loadCatalog]);
 
   const running = jobs.some((j) => j.status === 'queued' || j.status === 'waiting' || j.status === 'downloading');
 
@@ -241,10 +243,14 @@ export function NaturalVoicesPage() {
         {installed === null ? (
           <p>Loading…</p>
         ) : installed.length === 0 ? (
-          <p>
-            None yet. Pick one below: en_US-lessac-medium (American English, 63 MB) is a good first voice, kokoro-v1.0-int8 (120 MB) brings
-            54.
-          </p>
+          catalogError ? (
+            <p>None yet, and the catalogue below could not be reached, so there is nothing to pick from here for now.</p>
+          ) : (
+            <p>
+              None yet. Pick one below: en_US-lessac-medium (American English, 63 MB) is a good first voice, kokoro-v1.0-int8 (120 MB)
+              brings 54.
+            </p>
+          )
         ) : (
           <ul className="installed-voices">
             {installed.map((v) => (
@@ -288,7 +294,20 @@ export function NaturalVoicesPage() {
             </select>
           </div>
         </form>
-        <ErrorText>{catalogError}</ErrorText>
+        {catalogError ? (
+          <div className="card catalog-unreachable" role="alert" data-testid="catalog-unreachable">
+            <h3>The catalogue could not be reached</h3>
+            <p>{catalogError}</p>
+            <p>
+              The server fetches the list of voices from the internet. Check that it can reach the catalogue (its network, a proxy), or
+              point <code>VOICES_CATALOG_URL</code> at a mirror or a local copy of <code>voices.json</code>, then try again. A voice can
+              also be added from a shell on the server: <code>npx voxsmith voices add en_US-lessac-medium</code>.
+            </p>
+            <button type="button" className="secondary" onClick={() => void loadCatalog()}>
+              Try again
+            </button>
+          </div>
+        ) : null}
         {catalog === null && !catalogError ? <p>Loading the catalogue…</p> : null}
         {catalog !== null ? (
           <>
