@@ -4,7 +4,7 @@
 // Files under src/ that are not TypeScript (JSON tables, the docs theme) are copied beside the output.
 // The entry point is then bundled with the packages it loads into dist/bundle/ (bundleEntry below).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,8 @@ export function isStale() {
   } catch {
     return true;
   }
+  // The container image ships dist/ without src/: its build is all there is to run.
+  if (!existsSync(SRC)) return false;
   for (const path of files(SRC)) if (statSync(path).mtimeMs > built) return true;
   return false;
 }
