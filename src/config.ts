@@ -102,6 +102,10 @@ export interface JobsConfig {
   maxChapters: number;
   /** MAX_JOB_PIECES: pieces one job may be rendered in. */
   maxPieces: number;
+  /** MAX_JOB_AUDIO_SECONDS: audio one job may hold (breaks and expansions included), refused before any work. */
+  maxAudioSeconds: number;
+  /** MAX_JOB_STORAGE_MB_PER_USER: bytes an account's jobs may hold in the database before a new one is refused. */
+  maxStorageBytesPerUser: number;
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -213,6 +217,8 @@ function jobsConfig(env: Env): JobsConfig {
     lockMs: int(env, 'JOB_LOCK_SECONDS', 30, 2, 3600) * 1000,
     maxChapters: int(env, 'MAX_JOB_CHAPTERS', JOB_DEFAULTS.maxChapters, 1, 100_000),
     maxPieces: int(env, 'MAX_JOB_PIECES', JOB_DEFAULTS.maxPieces, 1, 1_000_000),
+    maxAudioSeconds: int(env, 'MAX_JOB_AUDIO_SECONDS', JOB_DEFAULTS.maxAudioSeconds, 1, 10_000_000),
+    maxStorageBytesPerUser: int(env, 'MAX_JOB_STORAGE_MB_PER_USER', JOB_DEFAULTS.maxStorageMbPerUser, 1, 100_000_000) * 1024 * 1024,
   };
 }
 

@@ -13,7 +13,7 @@ import type { SharedState } from '../store/shared-state/shared-state.ts';
 import type { AudioEncoder, PcmSource } from './audio-encoder.ts';
 import { layoutBook, mp3BookSegments } from './book.ts';
 import { buildChapterTag } from './id3-chapters.ts';
-import { chapterPart, newAttempt, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
+import { chapterPart, deflatePcm, newAttempt, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
 import { PartWriter } from './part-writer.ts';
 import type { JobTask, TaskQueue } from './queue/task-queue.ts';
 import { buildInfoFrame } from '../audio/encoders/mp3-info-tag.ts';
@@ -188,7 +188,7 @@ export class JobRunner {
         if (isPermanent(err)) return this.failJob(jobId, `piece ${n} could not be spoken: ${err.message}`);
         throw err;
       }
-      const result = await store.storePiece(jobId, n, rendered.pcm, rendered.samples, this.nodeId);
+      const result = await store.storePiece(jobId, n, await deflatePcm(rendered.pcm), rendered.samples, this.nodeId);
       if (result.stored) {
         await rendered.bill();
         metrics.observeJobPiece('stored');

@@ -3,11 +3,13 @@
 // its audio, and cancel and delete it.
 import { AppError } from '../errors.ts';
 import { FORMATS } from '../audio/encoders/index.ts';
-import { JOB_FINAL_EVENTS, type Job, type JobChapter, type JobSource, type JobStatus } from '../schemas/jobs.ts';
+import { CHAPTER_PAUSE_SECONDS, JOB_FINAL_EVENTS, type Job, type JobChapter, type JobSource, type JobStatus } from '../schemas/jobs.ts';
 import type { SpeechFormat } from '../schemas/speech.ts';
 import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
 import { mp3BookSegments, type Segment } from './book.ts';
+import { audioSeconds } from './document/audio-estimate.ts';
+import type { JobPlan } from './document/plan.ts';
 import type { DocumentReader } from './document-reader.ts';
 import { chapterPart, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
 import type { JobRunner } from './job-runner.ts';
@@ -23,6 +25,10 @@ export interface JobLimits {
   /** MAX_JOB_CHAPTERS and MAX_JOB_PIECES. */
   maxChapters: number;
   maxPieces: number;
+  /** MAX_JOB_AUDIO_SECONDS: audio one job may hold. */
+  maxAudioSeconds: number;
+  /** MAX_JOB_STORAGE_MB_PER_USER, in bytes. */
+  maxStorageBytesPerUser: number;
 }
 
 export interface NewJobInput {
@@ -79,6 +85,7 @@ export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
     status: job.status as JobStatus,
     progress: done ? 1 : job.characters === 0 ? 0 : Math.min(0.99, job.chars_done / job.characters),
     characters: job.characters,
+    audio_seconds: job.audio_seconds,
     chapters: chapters.map((c) => chapterJson(job, c)),
     title: job.title,
     author: job.author,
@@ -95,6 +102,12 @@ export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
     finished_at: job.finished_at,
     expires_at: job.expires_at,
   };
+}
+
+/** The audio a planned job will hold at `speed`, with the pauses between its chapters, to the tenth of a second. */
+function jobAudioSeconds(plan: JobPlan, speed: number): number {
+  const seconds = audioSeconds(plan.audio, speed) + Math.max(0, plan.chapters.length - 1) * CHAPTER_PAUSE_SECONDS;
+  return Math.ceil(seconds * 10) / 10;
 }
 
 /** A file name from a title: letters, digits and a few marks, never a path. */
@@ -133,7 +146,15 @@ export class JobService {
         { 'Retry-After': '60' },
       );
     }
-    const { voiceId, speed } = await speech.prepareJob(caller, {
+    const stored = await store.storedBytes(caller.userId);
+    if (stored >= limits.maxStorageBytesPerUser) {
+      const mib = (n: number): string => `${Math.round(n / 1048576)} MiB`;
+      throw new AppError(
+        'storage_quota_exceeded',
+        `This account's jobs hold ${mib(stored)}; the limit is ${mib(limits.maxStorageBytesPerUser)} (MAX_JOB_STORAGE_MB_PER_USER): delete finished jobs, or wait until they expire (JOB_RETENTION_DAYS)`,
+      );
+    }
+    const { voiceId, speed, lexicon } = await speech.prepareJob(caller, {
       voiceId: input.voiceId,
       speed: input.speed,
       format,
@@ -152,7 +173,15 @@ export class JobService {
       maxPieceChars: limits.maxTextChars,
       maxChapters: limits.maxChapters,
       maxPieces: limits.maxPieces,
+      ...(lexicon ? { lexicon } : {}),
     });
+    const audioSeconds = jobAudioSeconds(plan, speed);
+    if (audioSeconds > limits.maxAudioSeconds) {
+      throw new AppError(
+        'job_too_large',
+        `the job would hold about ${Math.round(audioSeconds)} s of audio (its breaks' silence and its aliases as said included); the limit is ${limits.maxAudioSeconds} s (MAX_JOB_AUDIO_SECONDS)`,
+      );
+    }
     const job = await store.create({
       userId: caller.userId,
       keyId: caller.keyId,
@@ -162,6 +191,8 @@ export class JobService {
       lexicons: input.lexicons ?? null,
       source: input.source,
       plan,
+      audioSeconds,
+      idempotencyKey: null,
       window: limits.window,
       maxJobsPerUser: limits.maxPerUser,
     });

@@ -2,6 +2,8 @@
 // encoded audio. Every write that makes progress is one transaction that changes a row only if it was not
 // already changed, so two nodes finishing the same piece (or encoding the same chapter) store it once.
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { lockUserForCap } from '../accounts/user-lock.ts';
 import { AppError } from '../errors.ts';
@@ -26,6 +28,10 @@ export interface JobsTable {
   lexicons: string | null;
   text_type: string;
   characters: number;
+  /** The audio the job will hold, estimated before work (breaks and expansions included). */
+  audio_seconds: number;
+  /** The client's Idempotency-Key, if it sent one. */
+  idempotency_key: string | null;
   chars_done: number;
   pieces: number;
   pieces_done: number;
@@ -68,6 +74,8 @@ export interface JobPiecesTable {
   characters: number;
   pause_before: string | null;
   pcm: Uint8Array | null;
+  /** 1 when `pcm` is deflated (raw), 0 for the 16-bit samples as they are. */
+  pcm_deflated: number;
   samples: number | string | null;
   rendered_by: string | null;
 }
@@ -106,6 +114,24 @@ export interface PieceRow {
   stored: boolean;
 }
 
+/** A piece's PCM as it is stored: deflated (what pieces are stored as now), or the samples as they are. */
+export interface StoredPcm {
+  bytes: Uint8Array;
+  deflated: boolean;
+}
+
+/**
+ * Deflates a piece's 16-bit PCM for storage, on libuv's threads: a rendered piece waits in the database until
+ * its chapter is encoded, and a break's silence (a job may ask for hours of it) shrinks to almost nothing.
+ */
+export async function deflatePcm(pcm: Uint8Array): Promise<StoredPcm> {
+  return { bytes: await deflateRaw(pcm, { level: 1 }), deflated: true };
+}
+
+async function inflatePcm(bytes: Uint8Array): Promise<Uint8Array> {
+  return inflateRaw(bytes);
+}
+
 export interface NewJob {
   userId: string;
   keyId: string | null;
@@ -115,10 +141,15 @@ export interface NewJob {
   lexicons: string[] | null;
   source: JobSource;
   plan: JobPlan;
+  audioSeconds: number;
+  idempotencyKey: string | null;
   /** Pieces handed to the queue at once (the rest follow as those finish). */
   window: number;
   maxJobsPerUser: number;
 }
+
+const deflateRaw = promisify(zlib.deflateRaw);
+const inflateRaw = promisify(zlib.inflateRaw);
 
 /** Rows written per insert when a job is created (SQLite allows 32 766 bound values per statement). */
 const INSERT_BATCH = 200;
@@ -175,6 +206,8 @@ export class JobStore {
       lexicons: job.lexicons ? JSON.stringify(job.lexicons) : null,
       text_type: job.source,
       characters: plan.characters,
+      audio_seconds: job.audioSeconds,
+      idempotency_key: job.idempotencyKey,
       chars_done: 0,
       pieces: plan.pieces.length,
       pieces_done: 0,
@@ -229,6 +262,7 @@ export class JobStore {
         ssml: p.ssml ? 1 : 0,
         characters: p.characters,
         pause_before: p.pauseBefore,
+        pcm_deflated: 0,
       }));
       for (let i = 0; i < pieces.length; i += INSERT_BATCH)
         await trx
@@ -237,6 +271,22 @@ export class JobStore {
           .execute();
     });
     return row;
+  }
+
+  /** Bytes an account's jobs hold in the database: encoded audio, and stored pieces not encoded yet. */
+  async storedBytes(userId: string): Promise<number> {
+    const mine = this.db.selectFrom('jobs').select('id').where('user_id', '=', userId);
+    const audio = await this.db
+      .selectFrom('job_audio')
+      .select(sql<number | string | null>`sum(length(bytes))`.as('n'))
+      .where('job_id', 'in', mine)
+      .executeTakeFirst();
+    const pieces = await this.db
+      .selectFrom('job_pieces')
+      .select(sql<number | string | null>`sum(length(pcm))`.as('n'))
+      .where('job_id', 'in', mine)
+      .executeTakeFirst();
+    return Number(audio?.n ?? 0) + Number(pieces?.n ?? 0);
   }
 
   async job(id: string): Promise<JobRow | undefined> {
@@ -348,14 +398,15 @@ export class JobStore {
   async storePiece(
     jobId: string,
     n: number,
-    pcm: Uint8Array,
+    pcm: StoredPcm,
     samples: number,
     node: string,
   ): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
+    const bytes = Buffer.from(pcm.bytes.buffer, pcm.bytes.byteOffset, pcm.bytes.byteLength);
     return this.db.transaction().execute(async (trx) => {
       const piece = await trx
         .updateTable('job_pieces')
-        .set({ pcm: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), samples, rendered_by: node })
+        .set({ pcm: bytes, pcm_deflated: pcm.deflated ? 1 : 0, samples, rendered_by: node })
         .where('job_id', '=', jobId)
         .where('n', '=', n)
         .where('samples', 'is', null)
@@ -399,17 +450,17 @@ export class JobStore {
     return r ? r.pieces_queued - 1 : null;
   }
 
-  /** The stored PCM of a chapter's pieces, in order, one piece at a time. */
+  /** The stored PCM of a chapter's pieces, in order, one piece at a time (inflated where it was stored deflated). */
   async *chapterPcm(jobId: string, chapter: ChapterRow): AsyncGenerator<Uint8Array> {
     for (let n = chapter.first_piece; n < chapter.first_piece + chapter.pieces; n++) {
       const r = await this.db
         .selectFrom('job_pieces')
-        .select(['pcm', 'samples'])
+        .select(['pcm', 'pcm_deflated', 'samples'])
         .where('job_id', '=', jobId)
         .where('n', '=', n)
         .executeTakeFirst();
       if (!r || r.samples === null || r.pcm === null) throw new Error(`piece ${n} of job ${jobId} has no stored audio`);
-      yield r.pcm;
+      yield r.pcm_deflated === 1 ? await inflatePcm(r.pcm) : r.pcm;
     }
   }
 

@@ -96,6 +96,8 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
       window,
       maxChapters: config.jobs.maxChapters,
       maxPieces: config.jobs.maxPieces,
+      maxAudioSeconds: config.jobs.maxAudioSeconds,
+      maxStorageBytesPerUser: config.jobs.maxStorageBytesPerUser,
     },
   });
 }

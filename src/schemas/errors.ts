@@ -24,6 +24,10 @@ export const ERRORS = {
   session_required: { status: 403, message: 'This needs a signed-in session (the dashboard), not an API key' },
   insufficient_scope: { status: 403, message: 'This API key lacks the scope this operation needs' },
   quota_exceeded: { status: 403, message: 'Account quota reached' },
+  storage_quota_exceeded: {
+    status: 403,
+    message: 'This account’s jobs hold as much audio as allowed (MAX_JOB_STORAGE_MB_PER_USER): delete finished jobs first',
+  },
   not_found: { status: 404, message: 'Not found' },
   route_not_found: { status: 404, message: 'No such endpoint' },
   key_not_found: { status: 404, message: 'No such API key' },

@@ -46,6 +46,10 @@ export const JOB_DEFAULTS = Object.freeze({
   maxChapters: 500,
   /** MAX_JOB_CHARS in pieces of a few hundred characters, with room for short paragraphs. */
   maxPieces: 20_000,
+  /** MAX_JOB_CHARS of normal speech (about 37 hours) with room for pauses. */
+  maxAudioSeconds: 172_800,
+  /** What an account's jobs may hold in the database, in MiB. */
+  maxStorageMbPerUser: 2_048,
 });
 
 /** Silence between two chapters in the whole book's audio. */
@@ -62,6 +66,26 @@ const Format = Type.Union(
     description: 'Audio format, mp3 by default. mp3: the whole book is one file with ID3v2 chapters; every format: each chapter on its own',
   },
 );
+
+/**
+ * The headers of POST /v1/jobs that mean something to it: an `Idempotency-Key` makes a retry of the same creation
+ * (after a timeout, a dropped connection) answer with the job the first attempt made instead of making another.
+ */
+export const JobCreateHeaders = Type.Object(
+  {
+    'idempotency-key': Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[\\x21-\\x7e]+$',
+        description:
+          'Any token of up to 255 visible ASCII characters, chosen by the client per job it means to create: the same key from the same account finds the same job for as long as that job is kept',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type JobCreateHeaders = Static<typeof JobCreateHeaders>;
 
 export const JobCreateBody = Type.Object(
   {
@@ -155,6 +179,12 @@ export const Job = Type.Object(
     ),
     progress: Type.Number({ minimum: 0, maximum: 1, description: 'Share of the characters rendered; 1 only once the book is done' }),
     characters: Type.Integer({ description: 'Spoken characters of the whole document (what usage counts)' }),
+    audio_seconds: Type.Number({
+      minimum: 0,
+      description:
+        'The audio the job will hold, estimated before any work: every break’s silence, the words as said once <sub>, lexicon aliases and <say-as> are expanded ' +
+        '(at 15 characters a second at speed 1), and the pauses between chapters. MAX_JOB_AUDIO_SECONDS bounds it',
+    }),
     chapters: Type.Array(JobChapter),
     title: Type.String(),
     author: Type.Union([Type.String(), Type.Null()]),

@@ -28,6 +28,7 @@ import { renderPcm } from '../synth/render-pcm.ts';
 import { SynthesisError, type SpeechChunk, type SpeechRequest, type Synthesizer } from '../synth/synthesizer.ts';
 import type { VoiceSpec } from '../synth/voice-spec.ts';
 import type { Break } from '../synth/text/split.ts';
+import type { LexiconEntry } from '../synth/text/lexicon.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Gender, Voice } from '../voices/voice.ts';
 import { previewText } from '../schemas/previews.ts';
@@ -218,11 +219,11 @@ export class SpeechService {
   async prepareJob(
     caller: SpeechCaller,
     input: { voiceId?: string; speed?: number; format: EncodeFormat; lexicons?: string[] },
-  ): Promise<{ voiceId: string; speed: number }> {
+  ): Promise<{ voiceId: string; speed: number; lexicon: LexiconEntry[] | undefined }> {
     const speed = this.checkRequest({ text: '.', format: input.format, door: 'jobs', speed: input.speed });
     const voice = await this.resolveVoice(caller, input);
-    await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
-    return { voiceId: voice.id, speed };
+    const lexicon = await this.deps.lexicons?.rulesFor(caller.userId, input.lexicons);
+    return { voiceId: voice.id, speed, lexicon };
   }
 
   /**

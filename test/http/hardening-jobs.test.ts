@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sql } from 'kysely';
 import { useService } from '../helpers/fixture.ts';
 
 // Jobs bounded before any work starts (issue 44, J1): a 4 MB Markdown body of a million one-character headings
@@ -89,5 +90,123 @@ describe('J1: pieces per job are bounded', () => {
     assert.equal(res.status, 413, JSON.stringify(body));
     assert.equal(body.code, 'job_too_large');
     assert.match(body.error, /MAX_JOB_PIECES/);
+  });
+});
+
+/** One paragraph of SSML: a one-letter word said as a short alias, then thirty 10 s breaks (300 s of silence). */
+const SILENT_PARAGRAPH = `<p><sub alias="ay">a</sub>${'<break time="10s"/>'.repeat(30)}</p>`;
+
+describe('J2: a job is measured in the audio it will hold, silence and expansions included', () => {
+  const s = useService({ env: { MAX_JOB_AUDIO_SECONDS: '900' }, user: 'j2@example.com' });
+
+  /** Bytes of piece audio stored in the database and not encoded yet, across every job. */
+  const storedPieceBytes = async (): Promise<number> => {
+    const r = await sql<{ n: number | string | null }>`select sum(length(pcm)) as n from job_pieces`.execute(s.app.services.db);
+    return Number(r.rows[0]?.n ?? 0);
+  };
+
+  test('four paragraphs of one word and 290 s of breaks (about 30 characters) are refused with 413 job_too_large before work', async () => {
+    // Plain text may carry <break> tags; each paragraph becomes a piece of its own (the tags count as written).
+    const text = Array.from({ length: 4 }, () => `Hello.${' <break time="10s"/>'.repeat(29)}`).join('\n\n');
+    const res = await s.call('/v1/jobs', { json: { text, voice_id: 'flite-slt' } });
+    const body = (await res.json()) as ErrorBody;
+    assert.equal(res.status, 413, JSON.stringify(body));
+    assert.equal(body.code, 'job_too_large');
+    assert.match(body.error, /MAX_JOB_AUDIO_SECONDS/);
+    assert.equal(s.app.services.synthesizer.stats().running, 0);
+    const list = (await (await s.call('/v1/jobs')).json()) as { jobs: unknown[] };
+    assert.equal(list.jobs.length, 0, 'nothing was saved');
+  });
+
+  test('SSML: a short alias and 300 s of breaks at speed 0.5 count as their audio', async () => {
+    const text = `<speak>${SILENT_PARAGRAPH}<p>${'Some words said slowly. '.repeat(22)}</p></speak>`;
+    // 300 s of silence plus ~480 characters at half speed (~64 s): within 900 s at speed 1, but not three of them.
+    const res = await s.call('/v1/jobs', {
+      json: {
+        text:
+          text
+            .replace(/<\/?speak>/g, '')
+            .repeat(3)
+            .replace(/^/, '<speak>') + '</speak>',
+        text_type: 'ssml',
+        voice_id: 'flite-slt',
+        speed: 0.5,
+      },
+    });
+    const body = (await res.json()) as ErrorBody;
+    assert.equal(res.status, 413, JSON.stringify(body));
+    assert.equal(body.code, 'job_too_large');
+  });
+
+  test('a job within the budget carries audio_seconds in its 202 and in GET, and its silence is stored deflated while it waits to be encoded', async () => {
+    const before = await storedPieceBytes();
+    const text = `<speak>${SILENT_PARAGRAPH}</speak>`;
+    const res = await s.call('/v1/jobs', { json: { text, text_type: 'ssml', voice_id: 'flite-slt' } });
+    const job = (await res.json()) as { id: string; audio_seconds: number; characters: number };
+    assert.equal(res.status, 202, JSON.stringify(job));
+    // 300 s of breaks and "ay" said: at least the silence, and not much more.
+    assert.ok(job.audio_seconds >= 300 && job.audio_seconds < 302, `audio_seconds ${job.audio_seconds}`);
+    assert.ok(job.characters <= 2, `characters ${job.characters}`);
+    const got = (await (await s.call(`/v1/jobs/${job.id}`)).json()) as { audio_seconds: number };
+    assert.equal(got.audio_seconds, job.audio_seconds);
+    // The most piece audio the database held while the job ran: 300 s of raw 24 kHz samples would be 14.4 MB.
+    let most = 0;
+    for (;;) {
+      most = Math.max(most, (await storedPieceBytes()) - before);
+      const now = (await (await s.call(`/v1/jobs/${job.id}`)).json()) as { status: string };
+      if (now.status === 'done' || now.status === 'failed') {
+        assert.equal(now.status, 'done');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    console.log(`piece audio held in the database at most: ${most} bytes`);
+    assert.ok(most < 1_000_000, `${most} bytes of piece audio were held`);
+  });
+});
+
+describe('J2: a lexicon alias counts as what it says', () => {
+  const s = useService({ env: { MAX_JOB_AUDIO_SECONDS: '600' }, user: 'j2-lexicon@example.com' });
+
+  test('a one-letter word aliased to 400 characters makes a short text a job over the audio budget', async () => {
+    const alias = 'a very long way of saying one small letter, '.repeat(9);
+    const created = await s.call('/api/lexicons', { json: { name: 'long', rules: [{ grapheme: 'a', alias }] } });
+    assert.equal(created.status, 201, await created.text());
+    // 300 "a": 600 characters written, about 120 000 said (over two hours).
+    const text = 'a '.repeat(300);
+    const plain = await s.call('/v1/jobs', { json: { text, voice_id: 'flite-slt' } });
+    assert.equal(plain.status, 202, 'without the lexicon it is a short job');
+    const short = (await plain.json()) as { id: string; audio_seconds: number };
+    assert.ok(short.audio_seconds < 60, `audio_seconds ${short.audio_seconds}`);
+    await s.call(`/v1/jobs/${short.id}`, { method: 'DELETE' });
+    const res = await s.call('/v1/jobs', { json: { text, voice_id: 'flite-slt', lexicons: ['long'] } });
+    const body = (await res.json()) as ErrorBody;
+    assert.equal(res.status, 413, JSON.stringify(body));
+    assert.equal(body.code, 'job_too_large');
+  });
+});
+
+describe('J2: storage per account', () => {
+  const s = useService({ env: { MAX_JOB_STORAGE_MB_PER_USER: '1' }, user: 'j2-storage@example.com' });
+
+  test('once an account’s jobs hold MAX_JOB_STORAGE_MB_PER_USER, a new job is refused with 403 storage_quota_exceeded until one is deleted', async () => {
+    // About 40 s of WAV (24 kHz, 16-bit): ~1.9 MB for the chapter and as much for the book.
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(14);
+    const res = await s.call('/v1/jobs', { json: { text, voice_id: 'flite-slt', format: 'wav' } });
+    const job = (await res.json()) as { id: string };
+    assert.equal(res.status, 202, JSON.stringify(job));
+    for (;;) {
+      const now = (await (await s.call(`/v1/jobs/${job.id}`)).json()) as { status: string };
+      if (now.status !== 'queued' && now.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const refused = await s.call('/v1/jobs', { json: { text: 'Hello there.', voice_id: 'flite-slt' } });
+    const body = (await refused.json()) as ErrorBody;
+    assert.equal(refused.status, 403, JSON.stringify(body));
+    assert.equal(body.code, 'storage_quota_exceeded');
+    assert.match(body.error, /MAX_JOB_STORAGE_MB_PER_USER/);
+    assert.equal((await s.call(`/v1/jobs/${job.id}`, { method: 'DELETE' })).status, 200);
+    const again = await s.call('/v1/jobs', { json: { text: 'Hello there.', voice_id: 'flite-slt' } });
+    assert.equal(again.status, 202);
   });
 });

@@ -2,9 +2,11 @@
 // a few hundred characters, so each piece renders in a second or two and a crash loses little). Pure: it runs
 // in the document thread (document-worker.ts), and in tests.
 import type { JobSource } from '../../schemas/jobs.ts';
+import type { LexiconEntry } from '../../synth/text/lexicon.ts';
 import { parseSsml, SsmlError } from '../../synth/text/ssml.ts';
 import { spokenLength } from '../../synth/text/script.ts';
 import { splitSentences, type Break } from '../../synth/text/split.ts';
+import { pieceAudio, plainPieceScript, type PieceAudio } from './audio-estimate.ts';
 import { chaptersFromHeadings, type DocChapter } from './blocks.ts';
 import { readEpub } from './epub.ts';
 import { DocumentError, tooMany } from './errors.ts';
@@ -41,6 +43,8 @@ export interface DocumentInput {
   maxChapters: number;
   /** Pieces the job may be rendered in (MAX_JOB_PIECES). */
   maxPieces: number;
+  /** The lexicon rules the job speaks with: their aliases count in the audio it will hold. */
+  lexicon?: LexiconEntry[];
 }
 
 export interface PlannedPiece {
@@ -63,6 +67,8 @@ export interface JobPlan {
   title: string;
   author: string | null;
   characters: number;
+  /** What the pieces will say and the silence they ask for, all together (audio-estimate.ts). */
+  audio: PieceAudio;
   chapters: PlannedChapter[];
   pieces: PlannedPiece[];
 }
@@ -137,6 +143,24 @@ function ssmlChapterPieces(ssml: string, maxPieceChars: number): PlannedPiece[] 
   });
 }
 
+/** The audio of every piece together: breaks and expansions included, as each piece will be spoken. */
+function planAudio(pieces: readonly PlannedPiece[], lexicon: readonly LexiconEntry[] | undefined): PieceAudio {
+  const total: PieceAudio = { breakSeconds: 0, expandedChars: 0 };
+  for (const [i, p] of pieces.entries()) {
+    let audio: PieceAudio;
+    try {
+      audio = pieceAudio(p.ssml ? parseSsml(p.text) : plainPieceScript(p.text), lexicon);
+    } catch (err) {
+      // A plain text's <break> tags are read as SSML's; a bad one would fail the piece once rendered.
+      if (err instanceof SsmlError) throw new DocumentError('ssml_invalid', `${err.message} (in piece ${i + 1})`);
+      throw err;
+    }
+    total.breakSeconds += audio.breakSeconds;
+    total.expandedChars += audio.expandedChars;
+  }
+  return total;
+}
+
 export function planDocument(input: DocumentInput): JobPlan {
   const maxPiece = Math.min(MAX_PIECE_CHARS, input.maxPieceChars);
   let title: string | null = null;
@@ -203,6 +227,7 @@ export function planDocument(input: DocumentInput): JobPlan {
   if (characters > input.maxChars)
     throw new DocumentError('text_too_long', `the document is ${characters} characters; the limit is ${input.maxChars} (MAX_JOB_CHARS)`);
   return {
+    audio: planAudio(finalPieces, input.lexicon),
     title: (input.title ?? title ?? input.fallbackTitle).slice(0, 500),
     author: (input.author ?? author)?.slice(0, 500) ?? null,
     characters,

@@ -7,6 +7,7 @@ import * as keyScopes from './005-key-scopes.ts';
 import * as jobs from './007-jobs.ts';
 import * as wyoming from './008-wyoming.ts';
 import * as keyParents from './009-key-parents.ts';
+import * as jobBounds from './010-job-bounds.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-jobs': jobs,
   '008-wyoming': wyoming,
   '009-key-parents': keyParents,
+  '010-job-bounds': jobBounds,
 };
 
 export const migrationProvider: MigrationProvider = {
