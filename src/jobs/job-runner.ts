@@ -66,6 +66,7 @@ export class JobRunner {
   private sweepTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private closed = false;
+  private sweeping = false;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.nodeId = deps.nodeId ?? `${hostname()}:${process.pid}`;
@@ -94,6 +95,31 @@ export class JobRunner {
     const tasks: JobTask[] = [];
     for (let n = 0; n < job.pieces_queued; n++) tasks.push({ kind: 'piece', jobId: job.id, n });
     await this.deps.queue.add(tasks);
+  }
+
+  /**
+   * Queues a job just created, waiting at most `ms` for the queue: with Redis down its commands wait for the
+   * reconnection, and the job (saved already) must not hold its creator's request meanwhile. What is still
+   * pending then goes out once Redis answers, and the sweep queues whatever an outage lost.
+   */
+  async enqueueWithin(job: JobRow, ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const queued = this.enqueue(job).then(
+      () => true,
+      (err: unknown) => {
+        this.deps.log.warn({ err, jobId: job.id }, 'could not queue the job; the sweep queues it once the queue answers');
+        return true;
+      },
+    );
+    const waited = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      if (!(await Promise.race([queued, waited])))
+        this.deps.log.warn({ jobId: job.id }, `the job queue did not answer within ${ms} ms; the job starts once it does`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Stops this node's work on a job and drops its waiting tasks (the job is being deleted). */
@@ -335,7 +361,9 @@ export class JobRunner {
    * `sweepMs`.
    */
   async sweep(): Promise<void> {
-    if (this.closed) return;
+    // A sweep waiting on a queue that is down is not joined by the next minute's: one at a time.
+    if (this.closed || this.sweeping) return;
+    this.sweeping = true;
     const { store, queue, log } = this.deps;
     try {
       for (const job of await store.unfinished()) {
@@ -359,6 +387,8 @@ export class JobRunner {
       }
     } catch (err) {
       log.warn({ err }, 'job sweep failed; it runs again later');
+    } finally {
+      this.sweeping = false;
     }
   }
 }

@@ -43,6 +43,8 @@ export interface NewJobInput {
   lexicons?: string[];
   title?: string;
   author?: string;
+  /** The client's Idempotency-Key: a creation sent again with it finds the job the first one made. */
+  idempotencyKey?: string;
 }
 
 /** Audio to send: its bytes as stored segments, with what the response says about them. */
@@ -58,6 +60,8 @@ const POLL_MS = 2_000;
 /** Changes closer together than this reach an event stream as one (a book stores many pieces a second). */
 const COALESCE_MS = 150;
 const LIST_LIMIT = 100;
+/** How long a creation waits for the queue (Redis) before it answers anyway: the job starts once the queue is back. */
+const ENQUEUE_WAIT_MS = 3_000;
 const FINAL: ReadonlySet<string> = new Set(JOB_FINAL_EVENTS);
 
 const audioUrl = (id: string): string => `/v1/jobs/${encodeURIComponent(id)}/audio`;
@@ -137,6 +141,11 @@ export class JobService {
   async create(caller: SpeechCaller, input: NewJobInput): Promise<Job> {
     const { store, runner, reader, speech, limits } = this.deps;
     const format = input.format ?? 'mp3';
+    const idempotencyKey = input.idempotencyKey ?? null;
+    if (idempotencyKey !== null) {
+      const made = await store.byIdempotencyKey(caller.userId, idempotencyKey);
+      if (made) return jobJson(made, await store.chapters(made.id));
+    }
     // Cheap refusals first: the account's open jobs, then the voice, speed, format and lexicons.
     const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
     if (open >= limits.maxPerUser) {
@@ -182,21 +191,30 @@ export class JobService {
         `the job would hold about ${Math.round(audioSeconds)} s of audio (its breaks' silence and its aliases as said included); the limit is ${limits.maxAudioSeconds} s (MAX_JOB_AUDIO_SECONDS)`,
       );
     }
-    const job = await store.create({
-      userId: caller.userId,
-      keyId: caller.keyId,
-      voiceId,
-      speed,
-      format,
-      lexicons: input.lexicons ?? null,
-      source: input.source,
-      plan,
-      audioSeconds,
-      idempotencyKey: null,
-      window: limits.window,
-      maxJobsPerUser: limits.maxPerUser,
-    });
-    await runner.enqueue(job);
+    const job = await store
+      .create({
+        userId: caller.userId,
+        keyId: caller.keyId,
+        voiceId,
+        speed,
+        format,
+        lexicons: input.lexicons ?? null,
+        source: input.source,
+        plan,
+        audioSeconds,
+        idempotencyKey,
+        window: limits.window,
+        maxJobsPerUser: limits.maxPerUser,
+      })
+      .catch(async (err: unknown) => {
+        // Two attempts with the same key at once: the one that lost the insert answers with the winner's job.
+        const made = idempotencyKey === null ? undefined : await store.byIdempotencyKey(caller.userId, idempotencyKey);
+        if (made) return null;
+        throw err;
+      });
+    if (job === null) return this.create(caller, input);
+    // The job is saved: it is accepted whether or not the queue answers now (the runner queues it once it does).
+    await runner.enqueueWithin(job, ENQUEUE_WAIT_MS);
     return jobJson(job, await store.chapters(job.id));
   }
 

@@ -289,6 +289,11 @@ export class JobStore {
     return Number(audio?.n ?? 0) + Number(pieces?.n ?? 0);
   }
 
+  /** The account's job made with this Idempotency-Key, if it is still kept. */
+  async byIdempotencyKey(userId: string, key: string): Promise<JobRow | undefined> {
+    return this.db.selectFrom('jobs').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
+  }
+
   async job(id: string): Promise<JobRow | undefined> {
     return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }

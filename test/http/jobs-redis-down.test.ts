@@ -40,10 +40,7 @@ describe('POST /v1/jobs while Redis is down', () => {
         () => null,
       );
       // "Within a bound": the generous 30 s is about a hang (it was 101 s), not speed.
-      const answered = await Promise.race([
-        Promise.resolve(first),
-        new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30_000)),
-      ]);
+      const answered = await Promise.race([Promise.resolve(first), new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30_000))]);
       assert.notEqual(answered, 'hung');
       assert.ok(first);
       const job = (await first.json()) as JobBody;

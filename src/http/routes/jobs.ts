@@ -8,6 +8,7 @@ import {
   ChapterParams,
   Job,
   JobCreateBody,
+  JobCreateHeaders,
   JobDeleted,
   JobList,
   JobParams,
@@ -152,6 +153,7 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
           'same fields. Chapters come from the EPUB’s table of contents, headings, or lines such as "Chapter 12". Answers 202 with the job; ' +
           'everything that can be refused (size, MAX_JOBS_PER_USER, a bad EPUB, the voice) is refused before any synthesis.',
         consumes: ['application/json', 'multipart/form-data'],
+        headers: JobCreateHeaders,
         body: { content: { 'application/json': { schema: JobCreateBody }, 'multipart/form-data': { schema: JobUpload } } },
         response: { 202: Job },
       },
@@ -160,6 +162,8 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
       if (request.body === undefined || request.body === null)
         throw new AppError('validation', 'Send the document as JSON {text} or as a multipart upload in the field file');
       const caller = speechCaller(request.principal);
+      const idempotencyKey = request.headers['idempotency-key'];
+      const once = typeof idempotencyKey === 'string' ? { idempotencyKey } : {};
       let job;
       if (request.isMultipart()) {
         const body = request.body as JobUpload;
@@ -178,6 +182,7 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
             .filter((s) => s !== ''),
           title: body.title,
           author: body.author,
+          ...once,
         });
       } else {
         const body = request.body as JobCreateBody;
@@ -191,6 +196,7 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
           lexicons: body.lexicons,
           title: body.title,
           author: body.author,
+          ...once,
         });
       }
       return reply.status(202).header('Location', `/v1/jobs/${job.id}`).send(job);
