@@ -141,6 +141,8 @@ function speechError(err: unknown): unknown {
   if (err instanceof SynthesisError && err.kind === 'TextTooLongError') return new AppError('text_too_long', err.message);
   // The voice was resolved, then its model went (VOICES_DIR changed) before a worker took the request.
   if (err instanceof SynthesisError && err.kind === 'UnknownVoiceError') return new AppError('voice_not_found', err.message);
+  // A neural model made far more audio than its text can speak (engines/onnx.ts checkRenderLength).
+  if (err instanceof SynthesisError && err.kind === 'RenderTooLongError') return new AppError('audio_too_long', err.message);
   return err;
 }
 

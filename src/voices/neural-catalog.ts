@@ -7,6 +7,7 @@ import { readStyleVectors } from '../synth/engines/kokoro/voices-file.ts';
 import { kokoroGender, kokoroLanguage, type KokoroBundle, type NeuralModels, type PiperModel } from '../synth/neural-models.ts';
 import { PIPER_DATASET_GENDER } from './natural-rank.ts';
 import { checkOnnxFile } from './onnx-file-check.ts';
+import { parsePiperConfig, PIPER_CONFIG_BOUNDS } from './piper-config.ts';
 import type { Voice } from './voice.ts';
 
 export interface CatalogProblem {
@@ -31,13 +32,6 @@ function slug(s: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-
 /** What changes when a file is replaced: its size and modification time. */
 async function revisionOf(...paths: string[]): Promise<string> {
   const parts: string[] = [];
@@ -46,59 +40,6 @@ async function revisionOf(...paths: string[]): Promise<string> {
     parts.push(`${st.size}:${Math.round(st.mtimeMs)}`);
   }
   return parts.join('/');
-}
-
-/** Reads a Piper `.onnx.json`; throws with the reason it cannot be used. */
-export function parsePiperConfig(raw: unknown, key: string, onnxPath: string, revision = ''): PiperModel {
-  if (!isRecord(raw)) throw new Error('not a JSON object');
-  const audio = isRecord(raw.audio) ? raw.audio : {};
-  const sampleRate = audio.sample_rate;
-  if (typeof sampleRate !== 'number' || !Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 96000) {
-    throw new Error('audio.sample_rate is missing or not a sample rate');
-  }
-  const type = raw.phoneme_type;
-  if (type !== undefined && type !== 'espeak') throw new Error(`phoneme_type ${JSON.stringify(type)} is not supported (only espeak)`);
-  const map = raw.phoneme_id_map;
-  if (!isRecord(map) || Object.keys(map).length === 0) throw new Error('phoneme_id_map is missing');
-  const phonemeIdMap: Record<string, number[]> = {};
-  for (const [k, v] of Object.entries(map)) {
-    if (!Array.isArray(v) || !v.every((x) => Number.isInteger(x) && x >= 0))
-      throw new Error(`phoneme_id_map[${JSON.stringify(k)}] is not a list of ids`);
-    phonemeIdMap[k] = v as number[];
-  }
-  for (const needed of ['^', '$', '_']) if (!phonemeIdMap[needed]) throw new Error(`phoneme_id_map lacks ${JSON.stringify(needed)}`);
-  const espeak = isRecord(raw.espeak) ? str(raw.espeak.voice) : null;
-  if (!espeak) throw new Error('espeak.voice is missing');
-  const inference = isRecord(raw.inference) ? raw.inference : {};
-  const numSpeakers = num(raw.num_speakers, 1);
-  const speakers: { name: string; id: number }[] = [];
-  if (numSpeakers > 1) {
-    const ids = isRecord(raw.speaker_id_map) ? raw.speaker_id_map : {};
-    for (const [name, id] of Object.entries(ids)) {
-      if (Number.isInteger(id) && (id as number) >= 0 && (id as number) < numSpeakers) speakers.push({ name, id: id as number });
-    }
-    if (speakers.length === 0) for (let i = 0; i < numSpeakers; i++) speakers.push({ name: String(i), id: i });
-  }
-  const lang = isRecord(raw.language) ? raw.language : {};
-  const code = str(lang.code) ?? espeak;
-  const language = code.replace(/_/g, '-');
-  return {
-    key,
-    onnxPath,
-    revision,
-    sampleRate,
-    espeakVoice: espeak,
-    phonemeIdMap,
-    noiseScale: num(inference.noise_scale, 0.667),
-    lengthScale: num(inference.length_scale, 1),
-    noiseW: num(inference.noise_w, 0.8),
-    speakers,
-    language,
-    languageName: str(lang.name_english) ?? language,
-    region: str(lang.country_english) ?? str(lang.region),
-    dataset: str(raw.dataset) ?? key,
-    quality: isRecord(raw.audio) ? str(raw.audio.quality) : null,
-  };
 }
 
 const capitalize = (s: string): string => (s ? s[0].toUpperCase() + s.slice(1) : s);
@@ -220,6 +161,9 @@ export async function scanVoicesDir(dir: string): Promise<NeuralCatalog> {
       continue;
     }
     try {
+      const size = (await stat(`${path}.json`)).size;
+      if (size > PIPER_CONFIG_BOUNDS.fileBytes)
+        throw new Error(`${size} bytes, more than a voice's config holds (${PIPER_CONFIG_BOUNDS.fileBytes})`);
       const model = parsePiperConfig(JSON.parse(await readFile(`${path}.json`, 'utf8')), key, path, await revisionOf(path, `${path}.json`));
       const missing = missingInputs(check.inputs, [
         ['input'],
@@ -268,7 +212,7 @@ async function kokoroBundle(
     return null;
   }
   try {
-    const vectors = await readStyleVectors(join(dir, file));
+    const vectors = await readStyleVectors(join(dir, file), (reason) => problem(file, reason));
     const revision = await revisionOf(onnxPath, join(dir, file));
     return { key, onnxPath, voicesPath: join(dir, file), revision, voices: [...vectors.keys()].sort() };
   } catch (err) {

@@ -145,6 +145,8 @@ export interface PiperModelOptions {
   sampleRate?: number;
   /** Adds an unused constant of this many bytes (a model the size of a real download, for progress bars). */
   paddingBytes?: number;
+  /** Samples per phoneme id at length_scale 1 (default PIPER_SAMPLES_PER_ID): a large value is a model that babbles. */
+  samplesPerId?: number;
 }
 
 /** An initializer no node reads: onnxruntime drops it, the file is simply larger. */
@@ -166,7 +168,11 @@ export function piperModel(options: PiperModelOptions = {}): Uint8Array {
   const t = g.op('Gather', [shape, g.const([options.failing ? 7 : 1], 'int64')], { axis: 0 });
   const tf = g.op('Cast', [t], { to: FLOAT });
   const lengthScale = g.op('Gather', ['scales', g.const([1], 'int64')], { axis: 0 });
-  const count = g.op('Cast', [g.op('Mul', [g.op('Mul', [tf, lengthScale]), g.const([PIPER_SAMPLES_PER_ID], 'float')])], { to: INT64 });
+  const count = g.op(
+    'Cast',
+    [g.op('Mul', [g.op('Mul', [tf, lengthScale]), g.const([options.samplesPerId ?? PIPER_SAMPLES_PER_ID], 'float')])],
+    { to: INT64 },
+  );
   const hz = options.multiSpeaker
     ? g.op('Sub', [
         g.const([PIPER_BASE_HZ], 'float'),

@@ -101,3 +101,30 @@ export function clip(samples: Float32Array): Float32Array {
   }
   return samples;
 }
+
+/**
+ * Audio a model may make per input symbol (phoneme id or token) at its normal pace: about ten times what real
+ * Piper and Kokoro voices make (~0.05 s), so only a broken model or config reaches it.
+ */
+export const MAX_SECONDS_PER_SYMBOL = 0.5;
+
+/** A model made far more audio than its input can speak: refused (audio_too_long), never passed on. */
+export class RenderTooLongError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderTooLongError';
+  }
+}
+
+/**
+ * Throws RenderTooLongError when `samples` exceed what `symbols` input symbols may speak at `stretch` times the
+ * normal duration (a slower rate, a voice's length_scale): one model run's output is bounded by its text.
+ */
+export function checkRenderLength(voice: string, samples: number, sampleRate: number, symbols: number, stretch: number): void {
+  const maxSeconds = 1 + symbols * MAX_SECONDS_PER_SYMBOL * stretch;
+  if (samples <= maxSeconds * sampleRate) return;
+  throw new RenderTooLongError(
+    `${voice}: the model made ${(samples / sampleRate).toFixed(1)} s of audio for ${symbols} phonemes, more than the ${maxSeconds.toFixed(1)} s ` +
+      'they can take; its model or config is broken',
+  );
+}

@@ -4,7 +4,7 @@ import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import { fileKey, findKokoroVoice, kokoroLanguage, neuralFiles, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize } from '../espeak/phonemize.ts';
-import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
+import { checkRenderLength, clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { finalMarkOf } from '../piper/ids.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
@@ -58,7 +58,9 @@ class KokoroEngine implements Engine {
       speed: new ort.Tensor('float32', Float32Array.from([rate]), [1]),
     });
     if (options.signal?.aborted) return;
-    const samples = clip(firstOutput(session, results));
+    const output = firstOutput(session, results);
+    checkRenderLength(`kokoro ${bundle.key}`, output.length, KOKORO_SAMPLE_RATE, padded.length, 1 / rate);
+    const samples = clip(output);
     yield {
       samples,
       sampleRate: KOKORO_SAMPLE_RATE,

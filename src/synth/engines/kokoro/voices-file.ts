@@ -1,10 +1,24 @@
 // Kokoro's voices file (`voices-v1.0.bin`) is a NumPy .npz: a zip of `<voice>.npy` arrays, each float32
-// [510, 1, 256] (one style row per phoneme count).
-import { readFile } from 'node:fs/promises';
+// [510, 1, 256] (one style row per phoneme count). Read as untrusted input: the archive's size, its entries'
+// unpacked sizes, the voice names and the style values are bounded, and a voice outside them is left out.
+import { readFile, stat } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 
 export const STYLE_ROWS = 510;
 export const STYLE_DIM = 256;
+
+export const KOKORO_VOICES_BOUNDS = Object.freeze({
+  /** v1.0's file holds 54 voices in 27 MB. */
+  voices: 512,
+  fileBytes: 512 * (STYLE_ROWS * STYLE_DIM * 4 + 4096),
+  /** One .npy unpacked: the array and a header. */
+  entryBytes: STYLE_ROWS * STYLE_DIM * 4 + 4096,
+  /** Style values of real voices are within about ±2. */
+  maxStyle: 100,
+  /** Names are a language letter, a gender letter, `_` and a word: `af_heart`. */
+  name: /^[a-z]{2}_[a-z0-9]+(?:_[a-z0-9]+)*$/i,
+  nameChars: 40,
+} as const);
 
 /** Parses one .npy array; throws unless it is little-endian float32 of STYLE_ROWS x 1 x STYLE_DIM. */
 export function parseStyleNpy(bytes: Uint8Array, name: string): Float32Array {
@@ -29,24 +43,52 @@ export function parseStyleNpy(bytes: Uint8Array, name: string): Float32Array {
   }
   if (bytes.length - start < count * 4) throw new Error(`${name}: truncated (${bytes.length - start} of ${count * 4} data bytes)`);
   const data = bytes.slice(start, start + count * 4);
-  return new Float32Array(data.buffer, 0, count);
+  const styles = new Float32Array(data.buffer, 0, count);
+  const max = KOKORO_VOICES_BOUNDS.maxStyle;
+  for (const x of styles) if (!(x >= -max && x <= max)) throw new Error(`${name}: a style value is ${x}, outside ±${max}`);
+  return styles;
 }
 
-/** Every voice of a voices file by name; throws with the reason for a broken or mismatched file. */
-export async function readStyleVectors(path: string): Promise<Map<string, Float32Array>> {
+/**
+ * Every usable voice of a voices file by name; a voice outside the bounds is left out and told to `onProblem`.
+ * Throws with the reason for a file that is broken, too large, or holds no usable voice.
+ */
+export async function readStyleVectors(path: string, onProblem?: (reason: string) => void): Promise<Map<string, Float32Array>> {
+  const B = KOKORO_VOICES_BOUNDS;
+  const { size } = await stat(path);
+  if (size > B.fileBytes) throw new Error(`${size} bytes, more than a voices file of ${B.voices} voices (${B.fileBytes})`);
   const bytes = await readFile(path);
   let entries: Record<string, Uint8Array>;
+  let count = 0;
   try {
-    entries = unzipSync(bytes);
+    entries = unzipSync(bytes, {
+      filter: (f) => {
+        if (!f.name.endsWith('.npy')) return false;
+        if (++count > B.voices) throw new Error(`more than ${B.voices} voices`);
+        // A style array is 522 KB: a larger entry (a zip bomb) is never unpacked.
+        if (f.originalSize > B.entryBytes) {
+          onProblem?.(`${f.name}: unpacks to ${f.originalSize} bytes, more than a style array (${B.entryBytes})`);
+          return false;
+        }
+        return true;
+      },
+    });
   } catch (err) {
     throw new Error(`not a readable .npz (zip) archive: ${err instanceof Error ? err.message : String(err)}`);
   }
   const out = new Map<string, Float32Array>();
   for (const [file, data] of Object.entries(entries)) {
-    if (!file.endsWith('.npy')) continue;
     const name = file.slice(0, -4);
-    out.set(name, parseStyleNpy(data, file));
+    if (name.length > B.nameChars || !B.name.test(name)) {
+      onProblem?.(`${file.slice(0, 60)}: not a Kokoro voice name (a language letter, a gender letter, "_" and a word)`);
+      continue;
+    }
+    try {
+      out.set(name, parseStyleNpy(data, file));
+    } catch (err) {
+      onProblem?.(err instanceof Error ? err.message : String(err));
+    }
   }
-  if (out.size === 0) throw new Error('the archive holds no .npy style vectors');
+  if (out.size === 0) throw new Error('the archive holds no usable .npy style vectors');
   return out;
 }

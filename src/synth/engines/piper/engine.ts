@@ -6,7 +6,7 @@ import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import { findPiperVoice, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
 import { phonemize, phonemizeClauses } from '../espeak/phonemize.ts';
-import { clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
+import { checkRenderLength, clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { piperSentences } from './ids.ts';
 import { piperInfo } from './info.ts';
@@ -37,7 +37,9 @@ class PiperEngine implements Engine {
       }
       const results = await runSession(session, feeds);
       if (options.signal?.aborted) return;
-      const samples = clip(firstOutput(session, results));
+      const output = firstOutput(session, results);
+      checkRenderLength(`piper ${model.key}`, output.length, model.sampleRate, ids.length, model.lengthScale / rate);
+      const samples = clip(output);
       const seconds = samples.length / model.sampleRate;
       const last = n === sentences.length - 1;
       const take = last ? words.length - wordAt : Math.min(wordStarts.length, words.length - wordAt);
