@@ -162,6 +162,10 @@ describe('integrations in Chromium', { skip }, () => {
     const words = await page.locator('[data-testid="spoken-text"] mark').allInnerTexts();
     assert.ok(words.includes('Voxsmith') && words.includes('Hello'), words.join(' '));
     assert.ok(!words.some((w) => w.includes('<')), 'markup is never a word');
+    // The transcript is what is spoken: no tag, no attribute, the words in their order.
+    const transcript = await page.getByTestId('spoken-text').innerText();
+    assert.doesNotMatch(transcript, /<|>|interpret-as|<\/?speak/, transcript);
+    assert.match(transcript, /^Hello/, transcript);
     // Played from the start, the highlighted word moves forward through the text.
     await page.evaluate(
       `(() => { const a = document.querySelector('[data-testid="speak-audio"]'); a.currentTime = 0; a.muted = true; return a.play(); })()`,

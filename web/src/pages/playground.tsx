@@ -63,17 +63,36 @@ function offersSample(text: string, voice: { language: string }): boolean {
   return !(voice.language.toLowerCase().startsWith('en') && looksEnglish(text));
 }
 
-/** The text with each timed word wrapped, the one being spoken marked: offsets index the text as sent. */
-function SpokenText({ text, words, current }: { text: string; words: readonly WordTiming[]; current: number }) {
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** SSML between the words as a reader sees it: the tags (and comments, declarations) gone, entities read. */
+function spokenPart(markup: string): string {
+  return markup
+    .replace(/<!--[\s\S]*?-->|<[^>]*>/g, '')
+    .replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ENTITIES[name])
+    .replace(/\s+/g, ' ');
+}
+
+/**
+ * The text with each timed word wrapped, the one being spoken marked: offsets index the text as sent. SSML shows
+ * as what is spoken, its tags left out.
+ */
+function SpokenText({ text, words, current, ssml }: { text: string; words: readonly WordTiming[]; current: number; ssml: boolean }) {
+  const between = (from: number, to: number): string => (ssml ? spokenPart(text.slice(from, to)) : text.slice(from, to));
   const parts: Array<string | { word: WordTiming; i: number }> = [];
   let at = 0;
   words.forEach((word, i) => {
     if (word.offset < at || word.offset + word.length > text.length) return;
-    if (word.offset > at) parts.push(text.slice(at, word.offset));
+    if (word.offset > at) parts.push(between(at, word.offset));
     parts.push({ word, i });
     at = word.offset + word.length;
   });
-  if (at < text.length) parts.push(text.slice(at));
+  if (at < text.length) parts.push(between(at, text.length));
+  if (ssml && parts.length > 0) {
+    if (typeof parts[0] === 'string') parts[0] = parts[0].trimStart();
+    const last = parts.length - 1;
+    if (typeof parts[last] === 'string') parts[last] = (parts[last] as string).trimEnd();
+  }
   return (
     <p className="spoken-text" data-testid="spoken-text">
       {parts.map((part, k) =>
@@ -106,8 +125,9 @@ interface Result {
   format: AudioFormat;
   size: number;
   ms: number;
-  /** The text as sent, and its words' times in the audio. */
+  /** The text as sent (SSML markup when `ssml`), and its words' times in the audio. */
   text: string;
+  ssml: boolean;
   words: WordTiming[];
 }
 
@@ -196,7 +216,7 @@ export function PlaygroundPage() {
       // Raw PCM has no header for a player to read; play a WAV-wrapped copy, download the raw bytes.
       const playUrl = format === 'pcm' ? URL.createObjectURL(await pcmBlobToWav(blob, spoken.sample_rate)) : url;
       setCurrentWord(-1);
-      setResult({ url, playUrl, format, size: blob.size, ms: performance.now() - started, text, words: spoken.words });
+      setResult({ url, playUrl, format, size: blob.size, ms: performance.now() - started, text, ssml, words: spoken.words });
     } catch (err) {
       setError(fail(err));
     } finally {
@@ -352,7 +372,7 @@ export function PlaygroundPage() {
           <audio ref={audio} controls src={result.playUrl} data-testid="speak-audio">
             Your browser cannot play this format; download it instead.
           </audio>
-          {result.words.length > 0 ? <SpokenText text={result.text} words={result.words} current={currentWord} /> : null}
+          {result.words.length > 0 ? <SpokenText text={result.text} ssml={result.ssml} words={result.words} current={currentWord} /> : null}
           <p className="meta">
             {FORMAT_LABELS[result.format]} · {bytes(result.size)} · ready in {Math.round(result.ms)} ms
           </p>
