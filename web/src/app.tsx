@@ -157,7 +157,7 @@ export function App() {
                 <span className="who" title={session.user.email}>
                   {session.user.email}
                 </span>
-                <button type="button" className="quiet" onClick={() => void session.signOut()}>
+                <button type="button" className="quiet" title={`Signed in as ${session.user.email}`} onClick={() => void session.signOut()}>
                   Sign out
                 </button>
               </div>
