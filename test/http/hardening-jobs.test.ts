@@ -210,3 +210,22 @@ describe('J2: storage per account', () => {
     assert.equal(again.status, 202);
   });
 });
+
+describe('J3: documents nested deep are read in time linear in their depth, or refused', () => {
+  const s = useService({ user: 'j3@example.com' });
+
+  test('HTML nested 5 000 deep is refused with 413 document_too_large; nested 900 deep it is read', async () => {
+    const deep = (n: number): string =>
+      `<html><body>${'<div><span>'.repeat(n / 2)}Hello there.${'</span></div>'.repeat(n / 2)}</body></html>`;
+    const refused = await s.call('/v1/jobs', { json: { text: deep(5_000), text_type: 'html', voice_id: 'flite-slt' } });
+    const body = (await refused.json()) as ErrorBody;
+    assert.equal(refused.status, 413, JSON.stringify(body));
+    assert.equal(body.code, 'document_too_large');
+    assert.match(body.error, /nests elements more than/);
+    const read = await s.call('/v1/jobs', { json: { text: deep(900), text_type: 'html', voice_id: 'flite-slt' } });
+    const job = (await read.json()) as { id: string; characters: number };
+    assert.equal(read.status, 202, JSON.stringify(job));
+    assert.equal(job.characters, 'Hello there.'.length);
+    await s.call(`/v1/jobs/${job.id}`, { method: 'DELETE' });
+  });
+});

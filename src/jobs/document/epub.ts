@@ -7,7 +7,7 @@ import { unzipSync, type Unzipped } from 'fflate';
 import { Parser } from 'htmlparser2';
 import { DocumentError, tooMany } from './errors.ts';
 import type { DocChapter } from './blocks.ts';
-import { htmlText } from './html.ts';
+import { htmlText, MAX_NESTING, tooDeep } from './html.ts';
 
 export interface EpubBook {
   title: string | null;
@@ -23,23 +23,28 @@ const MAX_ENTRIES = 10_000;
 interface XmlElement {
   name: string;
   attribs: Record<string, string>;
-  text: string;
+  /** Its text and child elements, in document order. */
+  content: Array<string | XmlElement>;
   children: XmlElement[];
 }
 
 /** A small element tree (package documents and NCX files are a few KiB); names lower-case, without their prefix. */
 function xmlTree(xml: string): XmlElement {
-  const root: XmlElement = { name: '#root', attribs: {}, text: '', children: [] };
+  const root: XmlElement = { name: '#root', attribs: {}, content: [], children: [] };
   const stack = [root];
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        const el: XmlElement = { name: name.toLowerCase().replace(/^.*:/, ''), attribs, text: '', children: [] };
-        stack[stack.length - 1].children.push(el);
+        const el: XmlElement = { name: name.toLowerCase().replace(/^.*:/, ''), attribs, content: [], children: [] };
+        const parent = stack[stack.length - 1];
+        parent.children.push(el);
+        parent.content.push(el);
         stack.push(el);
+        if (stack.length > MAX_NESTING) throw tooDeep();
       },
       ontext(text) {
-        for (const el of stack) el.text += text;
+        // Kept where it occurs; an element's whole text is gathered only when asked for (textOf).
+        stack[stack.length - 1].content.push(text);
       },
       onclosetag() {
         if (stack.length > 1) stack.pop();
@@ -52,10 +57,27 @@ function xmlTree(xml: string): XmlElement {
   return root;
 }
 
+/** The text of an element and everything in it, in document order (a loop: nesting depth costs no stack). */
+function textOf(el: XmlElement): string {
+  let out = '';
+  const todo: Array<string | XmlElement> = [el];
+  while (todo.length > 0) {
+    const next = todo.pop() as string | XmlElement;
+    if (typeof next === 'string') out += next;
+    else for (let i = next.content.length - 1; i >= 0; i--) todo.push(next.content[i]);
+  }
+  return out;
+}
+
+const textIn = (el: XmlElement | undefined): string => (el ? textOf(el) : '');
+
+/** Every element under `el`, in document order (a loop, so each costs the same however deep it is). */
 function* walk(el: XmlElement): Generator<XmlElement> {
-  for (const c of el.children) {
-    yield c;
-    yield* walk(c);
+  const todo: XmlElement[] = [...el.children].reverse();
+  while (todo.length > 0) {
+    const next = todo.pop() as XmlElement;
+    yield next;
+    for (let i = next.children.length - 1; i >= 0; i--) todo.push(next.children[i]);
   }
 }
 
@@ -133,7 +155,7 @@ function navEntries(files: Unzipped, navPath: string): TocEntry[] {
   if (!toc) return [];
   return findAll(toc, 'a')
     .filter((a) => a.attribs.href)
-    .map((a) => ({ ...resolvePath(navPath, a.attribs.href), title: clean(a.text) }));
+    .map((a) => ({ ...resolvePath(navPath, a.attribs.href), title: clean(textOf(a)) }));
 }
 
 /** EPUB 2: the NCX's navPoints, nested ones included, in document order. */
@@ -145,7 +167,7 @@ function ncxEntries(files: Unzipped, ncxPath: string): TocEntry[] {
     const label = p.children.find((c) => c.name === 'navlabel');
     const content = p.children.find((c) => c.name === 'content');
     if (!content?.attribs.src) return [];
-    return [{ ...resolvePath(ncxPath, content.attribs.src), title: clean(label ? (find(label, 'text')?.text ?? label.text) : '') }];
+    return [{ ...resolvePath(ncxPath, content.attribs.src), title: clean(label ? textOf(find(label, 'text') ?? label) : '') }];
   });
 }
 
@@ -158,8 +180,8 @@ export function readEpub(bytes: Uint8Array, maxBytes: number, fallbackTitle: str
     throw new DocumentError('invalid_document', 'Not an EPUB: the package document named in container.xml is missing');
   const opf = xmlTree(decoder.decode(files[rootfile]));
   const metadata = find(opf, 'metadata');
-  const title = metadata ? clean(find(metadata, 'title')?.text ?? '') || null : null;
-  const author = metadata ? clean(find(metadata, 'creator')?.text ?? '') || null : null;
+  const title = metadata ? clean(textIn(find(metadata, 'title'))) || null : null;
+  const author = metadata ? clean(textIn(find(metadata, 'creator'))) || null : null;
 
   const manifest = new Map<string, { path: string; type: string; properties: string }>();
   for (const item of findAll(opf, 'item')) {

@@ -2,6 +2,14 @@
 // and of XHTML's own forms (self-closing tags, CDATA), and it decodes every named entity.
 import { Parser } from 'htmlparser2';
 import { tidy, type Block } from './blocks.ts';
+import { DocumentError } from './errors.ts';
+
+/** Deepest nesting of elements a document may have (real books nest a few dozen deep). */
+export const MAX_NESTING = 1_000;
+
+export function tooDeep(): DocumentError {
+  return new DocumentError('document_too_large', `the document nests elements more than ${MAX_NESTING} deep; it was refused`);
+}
 
 /** Elements whose text is a paragraph of its own (its start and end break the flow). */
 const BLOCK = new Set([
@@ -89,6 +97,9 @@ export function htmlText(html: string): HtmlText {
   let title: string | null = null;
   let inTitle = false;
   const stack: { name: string; skip: boolean }[] = [];
+  // How many of each element are open: a closing tag of one that is not open is skipped without a search, and
+  // <head> is known open without one, so each tag costs the same however deep the document nests.
+  const open = new Map<string, number>();
 
   const flush = (): void => {
     const text = tidy(buffer);
@@ -106,7 +117,9 @@ export function htmlText(html: string): HtmlText {
           attribs['aria-hidden'] === 'true' ||
           SKIP_EPUB_TYPES.test(attribs['epub:type'] ?? '');
         stack.push({ name, skip });
-        if (name === 'title' && skipDepth <= 1 && stack.some((e) => e.name === 'head')) inTitle = true;
+        if (stack.length > MAX_NESTING) throw tooDeep();
+        open.set(name, (open.get(name) ?? 0) + 1);
+        if (name === 'title' && skipDepth <= 1 && (open.get('head') ?? 0) > 0) inTitle = true;
         if (skip) skipDepth++;
         if (skipDepth > 0) return;
         if (BLOCK.has(name)) flush();
@@ -124,10 +137,15 @@ export function htmlText(html: string): HtmlText {
       },
       onclosetag(name) {
         // htmlparser2 closes implied elements itself; pop to the matching one.
-        for (let i = stack.length - 1; i >= 0; i--) {
-          if (stack[i].name !== name) continue;
-          for (const e of stack.splice(i)) if (e.skip) skipDepth--;
-          break;
+        if ((open.get(name) ?? 0) > 0) {
+          for (let i = stack.length - 1; i >= 0; i--) {
+            if (stack[i].name !== name) continue;
+            for (const e of stack.splice(i)) {
+              if (e.skip) skipDepth--;
+              open.set(e.name, (open.get(e.name) ?? 1) - 1);
+            }
+            break;
+          }
         }
         if (name === 'title') inTitle = false;
         if (skipDepth > 0) return;
