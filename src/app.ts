@@ -44,6 +44,7 @@ import { sdkRoutes } from './http/routes/sdk.ts';
 import { streamRoutes, websocketServerOptions } from './http/routes/stream.ts';
 import { cartesiaRoutes } from './http/routes/cartesia.ts';
 import { deepgramSpeakRoutes } from './http/routes/deepgram-speak.ts';
+import { elevenLabsStreamInputRoutes } from './http/routes/elevenlabs-stream-input.ts';
 import websocket from '@fastify/websocket';
 import type { StreamLimits } from './http/stream/connection.ts';
 import { SpeechCache } from './speech/cache.ts';
@@ -365,5 +366,6 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(streamRoutes, { limits: options.streamLimits });
   await app.register(cartesiaRoutes, { limits: options.streamLimits });
   await app.register(deepgramSpeakRoutes, { limits: options.streamLimits });
+  await app.register(elevenLabsStreamInputRoutes, { limits: options.streamLimits });
   return app;
 }
