@@ -149,6 +149,15 @@ describe('ElevenLabs SDK: models and the account', () => {
     const mp3 = tmp.file('preview.mp3', Buffer.from(await preview.arrayBuffer()));
     assert.ok(ffmpegDecode(mp3).length > 24_000, 'over a second of speech');
     assert.equal((await eleven.user.subscription.get()).characterCount, before, 'previews are not usage');
+    // A preview synthesizes: a key without the speech scope is refused, as on every other speech door.
+    const made = await s.request('/api/auth/api-keys', { json: { name: 'reader', scopes: ['usage', 'voices'] }, bearer: s.key });
+    assert.equal(made.status, 201);
+    const reader = ((await made.json()) as { key: string }).key;
+    for (const headers of [{ 'xi-api-key': reader }, { authorization: `Bearer ${reader}` }] as Array<Record<string, string>>) {
+      const refused = await s.request('/api/voices/flite-awb/preview', { headers });
+      assert.equal(refused.status, 403);
+      assert.equal(((await refused.json()) as { code: string }).code, 'insufficient_scope');
+    }
   });
 });
 
