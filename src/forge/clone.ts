@@ -55,6 +55,13 @@ const MIN_SYLLABLES_PER_SECOND = 1.5;
  * stays within 1 dB, however its pitch moves.
  */
 const MIN_LOUDNESS_RANGE_DB = 2;
+/**
+ * Music and singing (src/audio/analysis/music.ts). Held notes: speech 0-0.36 of its voiced time (flite's flat HTS
+ * voice highest), a sung melody, a piano arpeggio and a band's chords 0.77-1. A steady beat: speech 0.03-0.1, drum
+ * loops and songs 0.5-0.96.
+ */
+const MAX_HELD_NOTE_SHARE = 0.6;
+const MAX_BEAT_REGULARITY = 0.35;
 
 /** Why a sample is not speech, in words for the client; undefined when it passes every check. */
 export function notSpeechReason(f: SpeakerFeatures): string | undefined {
@@ -77,6 +84,12 @@ export function notSpeechReason(f: SpeakerFeatures): string | undefined {
   // which reads as a rhythm there; its overall loudness still never changes, and speech's always does.
   if (f.loudness_range_db !== undefined && f.loudness_range_db < MIN_LOUDNESS_RANGE_DB) {
     return `The recording's loudness never rises and falls as syllables do: it stays within ${f.loudness_range_db.toFixed(1)} dB (speech spreads over ${MIN_LOUDNESS_RANGE_DB} dB and more), so it sounds like a synthetic tone, not speech`;
+  }
+  if (f.held_note_share !== undefined && f.held_note_share > MAX_HELD_NOTE_SHARE) {
+    return `The recording sounds like singing or music, not speech: its pitch holds steady notes for ${Math.round(f.held_note_share * 100)} % of its voiced time (speech glides, and holds a pitch for at most about a third of it)`;
+  }
+  if (f.beat_regularity !== undefined && f.beat_regularity > MAX_BEAT_REGULARITY) {
+    return `The recording sounds like music, not speech: its sounds start on a steady beat (regularity ${f.beat_regularity.toFixed(2)}; speech stays under ${MAX_BEAT_REGULARITY})`;
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 // What the forge measures about a speaker, from an upload or from a render of a voice. Every recording
 // is brought to the same rates first, so that a telephone-quality upload, a flite render and an espeak
 // render are measured alike (the syllable counter and the long-term spectrum both depend on the rate).
-import { measurePitch, measureSpeakingRate, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { measurePitch, measureSpeakingRate, pitchTrack, spectralFeatures, trimSilence } from '../audio/analysis.ts';
+import { beatRegularity, heldNoteShare } from '../audio/analysis/music.ts';
 import { formantSpacing } from '../audio/analysis/formants.ts';
 import { loudnessRange } from '../audio/analysis/levels.ts';
 import { measureSyllabicRate } from '../audio/analysis/rhythm.ts';
@@ -48,6 +49,16 @@ export interface SpeakerFeatures {
    * base voices' calibration, clones stored before).
    */
   loudness_range_db?: number;
+  /**
+   * Share of the voiced time in held notes (heldNoteShare: a steady pitch, vibrato aside, for 200 ms and more):
+   * speech glides (0-0.36 measured), singing and melodic instruments hold (0.77-1). Absent from older measurements.
+   */
+  held_note_share?: number;
+  /**
+   * How regularly the onsets repeat at one tempo (beatRegularity, 0-1): speech 0.03-0.1, drums and songs 0.5-0.95.
+   * Absent from older measurements.
+   */
+  beat_regularity?: number;
   /** Formant spacing of a uniform tube fitted to F1-F3, Hz: ~1000 for men, ~1150+ for women (vocal tract length). */
   formant_spacing_hz: number;
   /** Long-term spectrum over 0-4 kHz. */
@@ -96,6 +107,9 @@ export async function measureSpeaker(samples: Float32Array, rate: number): Promi
     pause_share: round(span > 0 ? articulation.pauseSeconds / span : 0, 3),
     mean_pause_seconds: round(articulation.pauses > 0 ? articulation.pauseSeconds / articulation.pauses : 0, 3),
     loudness_range_db: round(loudnessRange(speech, ANALYSIS_RATE), 2),
+    held_note_share: round(heldNoteShare(pitchTrack(speech, ANALYSIS_RATE)), 3),
+    // On the untrimmed recording: shortened pauses would break a beat's period.
+    beat_regularity: round(beatRegularity(x, ANALYSIS_RATE), 3),
     formant_spacing_hz: round(spacing, 1),
     spectral_centroid_hz: round(spectrum.centroidHz, 1),
     spectral_tilt_db_per_octave: round(spectrum.tilt, 3),

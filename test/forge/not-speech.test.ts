@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { useService } from '../helpers/fixture.ts';
 import { recordSpeaker, SKIP_NO_SPEAKERS, uploadClone } from './helpers.ts';
 import { pcm16Wav } from '../audio/signals.ts';
+import { bandMix, drumLoop, MUSIC_RATE, pianoArpeggio, sungMelody } from './music-signals.ts';
 
 const RATE = 16000;
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
@@ -78,6 +79,27 @@ describe('clone refuses recordings that are not speech', () => {
     }
   });
 
+  // Music and singing once passed every check above: pitch moving by many semitones, a rhythm, loudness rising and
+  // falling. What gives them away is held notes and a steady beat.
+  test('a drum loop (kicks, snares, hi-hats at 110 bpm): a steady beat', async () => {
+    assert.equal(MUSIC_RATE, RATE);
+    await expectRefused(wav(drumLoop()), 422, 'not_speech', /music, not speech.*steady beat/);
+  });
+
+  test('a band mix (a plucked lead over chords and drums): a steady beat', async () => {
+    await expectRefused(wav(bandMix()), 422, 'not_speech', /music, not speech.*steady beat/);
+  });
+
+  test('a piano-like arpeggio with decaying harmonics: held notes', async () => {
+    await expectRefused(wav(pianoArpeggio()), 422, 'not_speech', /singing or music.*steady notes/);
+  });
+
+  test('a sung melody (a vowel held at each note, with vibrato): held notes', async () => {
+    await expectRefused(wav(sungMelody()), 422, 'not_speech', /singing or music.*steady notes/);
+    // Sung slower, in notes of 0.9 s: the held notes give it away whatever the beat.
+    await expectRefused(wav(sungMelody(7, 0.9)), 422, 'not_speech', /singing or music.*steady notes/);
+  });
+
   test('silence with clicks: nothing sounds long enough', async () => {
     const clicks = signal(5, (_t, i) => (i % 4000 < 20 ? 0.8 * random() : 0));
     await expectRefused(wav(clicks), 400, 'no_speech', /click/);
@@ -85,6 +107,18 @@ describe('clone refuses recordings that are not speech', () => {
 });
 
 describe('clone still accepts speech', () => {
+  test("the service's own voices, the flattest (flite slt) and espeak's", async () => {
+    const text =
+      'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. ' +
+      'It is easy to tell the depth of a well. These days a chicken leg is a rare dish.';
+    for (const voice_id of ['flite-slt', 'espeak-en-us-male-1']) {
+      const spoken = await s.request('/v1/speak', { json: { text, voice_id, format: 'wav' }, bearer: s.key });
+      assert.equal(spoken.status, 200);
+      const res = await uploadClone(s, s.key, new Uint8Array(await spoken.arrayBuffer()), { name: voice_id });
+      assert.equal(res.status, 201, `${voice_id}: ${await res.text()}`);
+    }
+  });
+
   test('espeak and flite renders', { skip: SKIP_NO_SPEAKERS }, async () => {
     for (const speaker of ['espeak-low', 'flite-slt'] as const) {
       const res = await uploadClone(s, s.key, recordSpeaker(speaker), { name: speaker });
