@@ -13,7 +13,7 @@ import { BUILTIN_VOICES } from '../src/voices/builtin.ts';
 const OUT = fileURLToPath(new URL('../src/synth/voice-gains.json', import.meta.url));
 
 /** The bound on the limiter's deepest cut: MAX_PEAK_CUT_DB, and what a voice held at MAX_SHORTFALL_LU adds to it. */
-const MAX_LIMIT_DB = 3;
+const MAX_LIMIT_DB = 3.5;
 
 const gains = new Map<string, number>();
 const limited: { id: string; share: number; cut: number }[] = [];

@@ -3,7 +3,7 @@
 // (flite's kal16, espeak's male voices) raised to a common target the limiter then has to squash sounds flattened
 // and harsh, so each voice's peak-to-loudness ratio (true peak minus integrated loudness) is compared with the
 // engine's own render of the same text, measured by ffmpeg: voices whose peaks fit keep it whole, the peaky ones
-// lose what the limiter may take (voice-loudness.ts: at most 2 dB off the highest peak of the reference sentence, 3 dB at the −19 LUFS floor).
+// lose what the limiter may take (voice-loudness.ts: at most 2 dB off the highest peak of the reference sentence, 3-3.5 dB at the −18.75 LUFS floor).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -123,7 +123,7 @@ describe('the level stage keeps each voice as dynamic as its engine made it', { 
   });
 
   test('a volume boost is still caught by the limiter: louder, peaks under the ceiling', async (t) => {
-    // The default voice (room under the ceiling) and kal16 (already at the limiter at -19 LUFS).
+    // The default voice (room under the ceiling) and kal16 (already at the limiter at -18.75 LUFS).
     for (const id of ['flite-slt', 'flite-kal16']) {
       const plainAudio = await served(TEXT, id);
       const boostedAudio = await served(`<speak><prosody volume="+10dB">${TEXT}</prosody></speak>`, id);

@@ -119,8 +119,11 @@ describe('every voice at one loudness, never at full scale', { skip: SKIP_NO_FFM
     const levels: number[] = [];
     const peaks: number[] = [];
     const fullScales: number[] = [];
+    // Every request first: ffmpeg's measurements in between would outlast the server's keep-alive.
+    const audio = new Map<string, Uint8Array>();
+    for (const voice_id of VOICES) audio.set(voice_id, await pcmBytes({ text: TEXT, voice_id }));
     for (const voice_id of VOICES) {
-      const bytes = await pcmBytes({ text: TEXT, voice_id });
+      const bytes = audio.get(voice_id)!;
       const samples = int16(bytes);
       const fullScale = samples.filter((v) => v >= 32767 || v <= -32767).length;
       const { integrated, truePeak } = ebur128(bytes, voice_id);
@@ -141,6 +144,7 @@ describe('every voice at one loudness, never at full scale', { skip: SKIP_NO_FFM
       report,
     );
     assert.ok(spread <= 2, report);
-    for (const l of levels) assert.ok(Math.abs(l - -23) <= 1.5, `target -23 LUFS\n${report}`);
+    // -18 LUFS, a peaky voice up to 0.75 LU under it (voice-loudness.ts), and what the text moves a voice from its reference.
+    for (const l of levels) assert.ok(l >= -19.5 && l <= -16.5, `target -18 LUFS (-18.75 for peaky voices)\n${report}`);
   });
 });
