@@ -100,7 +100,8 @@ describe('dashboard in Chromium', { skip }, () => {
     await b.screenshot('03-verify');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
-    await page.getByText(EMAIL).waitFor();
+    // Who is signed in: the address beside Sign out, or (at laptop widths, where the header keeps to one row) its title.
+    await page.getByTitle(`Signed in as ${EMAIL}`).waitFor();
     const cookies = await b.browser.cookies(server.base);
     const session = cookies.find((c) => c.name === 'vox_session');
     assert.ok(session?.httpOnly, 'the session lives in an httpOnly cookie');
@@ -266,6 +267,10 @@ describe('dashboard in Chromium', { skip }, () => {
     }
     await probe.arrayBuffer();
     await openNav('Forge', 'Forge');
+    // What a clone is, said before anyone uploads a sample: pitch and pace fitted onto a base voice, not the timbre.
+    const what = await page.locator('#clone-what').innerText();
+    assert.match(what, /does not copy the speaker’s timbre/);
+    assert.match(what, /pitch, intonation and pace/);
     await page.getByText(/at most\s+10 MiB/).waitFor();
     await page.getByText(/3 to 120 seconds/).waitFor();
     await chooseVoice(page, 'Parent A', 'flite-slt', 'flite-slt');

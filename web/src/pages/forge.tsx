@@ -220,6 +220,11 @@ function CloneForm() {
   return (
     <section className="card" aria-labelledby="clone-heading">
       <h2 id="clone-heading">Clone a voice</h2>
+      <p id="clone-what">
+        A clone does not copy the speaker’s timbre. It picks the built-in voice that sounds nearest to the sample (same language and gender,
+        nearest pitch and vocal tract) and fits that voice’s <strong>pitch, intonation and pace</strong> to the speaker: it sounds like the
+        base voice speaking at their pitch and pace, not like the person.
+      </p>
       <p id="clone-limits" className="limits">
         Give a sample of one person speaking: <strong>WAV, MP3, Ogg (Opus or Vorbis) or FLAC</strong>, at most{' '}
         <strong>{bytes(CLONE_MAX_BYTES)}</strong> and{' '}
