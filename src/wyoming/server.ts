@@ -9,6 +9,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, errorBody, errorReport, type ErrorBody, type ErrorCode } from '../errors.ts';
 import { InputStream, type SentenceWork } from '../speech/input-stream.ts';
+import { MARKUP_FACTOR, type TextType } from '../speech/markup.ts';
 import type { Speech, SpeechService } from '../speech/speech-service.ts';
 import type { SpeechChunk } from '../synth/synthesizer.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
@@ -77,6 +78,17 @@ const ANSWERED_EVENTS: ReadonlySet<string> = new Set([
 
 /** A new connection is never closed to make room before this: it has a moment to send its first event. */
 const EVICTION_GRACE_MS = 1000;
+
+/**
+ * The protocol's `text_format` (wyoming 1.10), as `text_type` on every other door: "ssml" is SSML (the subset
+ * every door takes), "text" is plain text, none reads an SSML document (`<speak>…`) as SSML; anything else is refused.
+ */
+function textFormat(data: Record<string, unknown>): TextType | undefined {
+  const format = data.text_format;
+  if (format === undefined || format === null) return undefined;
+  if (format === 'ssml' || format === 'text') return format;
+  throw new AppError('validation', `text_format must be "text" or "ssml", not ${JSON.stringify(format).slice(0, 40)}`);
+}
 
 function voiceName(data: Record<string, unknown>): string | undefined {
   const voice = data.voice;
@@ -233,6 +245,11 @@ interface TextStream {
   voice: string | undefined;
   input: InputStream;
   audioStarted: boolean;
+  /**
+   * An SSML stream's chunks, kept whole until synthesize-stop: markup cannot be cut into sentences before the
+   * document is complete. Absent for text.
+   */
+  ssml?: { pieces: string[]; chars: number };
   /** For the request log: what the stream has spoken so far. */
   characters: number;
   audioSeconds: number;
@@ -363,13 +380,27 @@ class Connection {
         if (this.stream) return;
         const text = typeof data.text === 'string' ? data.text : '';
         const voice = voiceName(data);
-        const spoken = await this.speak(text, voice);
+        let format: TextType | undefined;
+        try {
+          format = textFormat(data);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return this.error(err);
+        }
+        const spoken = await this.speak(text, voice, format);
         if (spoken.ok) await this.send('audio-stop', {});
         await this.log({ voice, characters: text.length, ...spoken });
         return this.endIfSpent();
       }
       case 'synthesize-start': {
         const voice = voiceName(data);
+        let format: TextType | undefined;
+        try {
+          format = textFormat(data);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return this.error(err);
+        }
         const input = new InputStream({
           speech: this.deps.speech,
           door: 'wyoming',
@@ -381,13 +412,22 @@ class Connection {
           dropOnOverflow: true,
           payer: () => this.payer(),
         });
-        this.stream = { voice, input, audioStarted: false, characters: 0, audioSeconds: 0, outcome: 'spoken' };
+        this.stream = {
+          voice,
+          input,
+          audioStarted: false,
+          ...(format === 'ssml' ? { ssml: { pieces: [], chars: 0 } } : {}),
+          characters: 0,
+          audioSeconds: 0,
+          outcome: 'spoken',
+        };
         return;
       }
       case 'synthesize-chunk': {
         const stream = this.stream;
         if (!stream) return this.error(new AppError('validation', 'synthesize-chunk without synthesize-start'));
         const piece = typeof data.text === 'string' ? data.text : '';
+        if (stream.ssml) return this.addMarkup(stream.ssml, piece);
         let ready: SentenceWork[];
         try {
           ready = stream.input.push(piece);
@@ -402,7 +442,8 @@ class Connection {
       case 'synthesize-stop': {
         const stream = this.stream;
         if (!stream) return this.error(new AppError('validation', 'synthesize-stop without synthesize-start'));
-        await this.speakSentences(stream, stream.input.flush());
+        if (stream.ssml) await this.speakMarkup(stream, stream.ssml.pieces.join(''));
+        else await this.speakSentences(stream, stream.input.flush());
         this.stream = undefined;
         if (stream.audioStarted) await this.send('audio-stop', {});
         await this.send('synthesize-stopped', {});
@@ -446,11 +487,40 @@ class Connection {
     }
   }
 
+  /** Adds a chunk of an SSML stream, within the markup bound a whole SSML text has (MARKUP_FACTOR x MAX_TEXT_CHARS). */
+  private async addMarkup(ssml: { pieces: string[]; chars: number }, piece: string): Promise<void> {
+    const limit = this.deps.maxTextChars * MARKUP_FACTOR;
+    if (ssml.chars + piece.length > limit) {
+      return this.error(
+        new AppError('text_too_long', `the streamed SSML would be ${ssml.chars + piece.length} characters; the limit is ${limit}`),
+      );
+    }
+    ssml.pieces.push(piece);
+    ssml.chars += piece.length;
+  }
+
+  /** An SSML stream's document, spoken whole at its synthesize-stop. */
+  private async speakMarkup(stream: TextStream, document: string): Promise<void> {
+    if (document.trim() === '') return;
+    const spoken = await this.speak(document, stream.voice, 'ssml');
+    stream.audioSeconds += spoken.audioSeconds;
+    if (!spoken.ok) {
+      stream.outcome = spoken.outcome;
+      return;
+    }
+    stream.characters += document.length;
+    stream.audioStarted = true;
+  }
+
   /** Speaks `text` whole as audio-chunks, after an audio-start. */
-  private speak(text: string, voiceId: string | undefined): Promise<Spoken> {
+  private speak(text: string, voiceId: string | undefined, textType?: TextType): Promise<Spoken> {
     return this.attempt(async (audio) => {
       const payer = await this.payer();
-      const speech = await this.deps.speech.speak(payer, { text, voiceId, format: 'pcm', door: 'wyoming' }, this.abort.signal);
+      const speech = await this.deps.speech.speak(
+        payer,
+        { text, voiceId, format: 'pcm', door: 'wyoming', ...(textType ? { textType } : {}) },
+        this.abort.signal,
+      );
       await audio.start(speech, false);
       for await (const chunk of speech.chunks) await audio.chunk(chunk);
     });
