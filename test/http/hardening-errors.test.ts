@@ -146,8 +146,9 @@ describe('Expect and methods, in the envelope', () => {
 
   test('a method a path does not take: 405 method_not_allowed with Allow, in the envelope', async () => {
     const cases: Array<[string, string, string]> = [
-      ['PUT', '/v1/speak', 'POST'],
-      ['GET', '/v1/speak', 'POST'],
+      // GET /v1/speak is Deepgram's WebSocket (a plain GET gets its own 405, tested with the socket).
+      ['PUT', '/v1/speak', 'GET, HEAD, POST'],
+      ['GET', '/v1/audio/speech', 'POST'],
       ['PATCH', '/api/auth/api-keys', 'GET, HEAD, POST, DELETE'],
       ['POST', '/api/voices', 'GET, HEAD'],
       ['DELETE', '/api/lexicons/anything/pls', 'PUT'],
