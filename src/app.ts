@@ -71,6 +71,7 @@ import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { startJobs } from './jobs/start.ts';
 import { voiceInstallRoutes } from './http/routes/voice-installs.ts';
+import { advertiseKeepAlive, keepAliveHeldMs } from './http/keep-alive.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -270,7 +271,8 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     // Slow clients (a body trickled one byte at a time) are cut with 408 instead of holding a socket for ever.
     // Node checks these bounds only every connectionsCheckingInterval, so it is a fraction of the shortest.
     requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Held longer than advertised (see keep-alive.ts), so a client near the advertised end never meets a closed socket.
+    keepAliveTimeout: keepAliveHeldMs(config.keepAliveTimeoutMs),
     http: {
       // Checked in the errors plugin instead, so the 400 carries the envelope (Node's own is empty).
       requireHostHeader: false,
@@ -323,6 +325,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  advertiseKeepAlive(app, config.keepAliveTimeoutMs);
   // After start-up rather than during it (see VoiceLibrary.index and lazy-schemas.ts).
   app.addHook('onListen', () => {
     setImmediate(() => {
