@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,9 @@ import {
   testStore,
   testWithRedis,
 } from './stores.ts';
+
+/** How long a test server's close may take before its remaining connections are cut (see close()). */
+const CLOSE_BOUND_MS = 20_000;
 
 export interface TestServer {
   app: FastifyInstance;
@@ -111,6 +115,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await mail.stop();
     throw err;
   }
+  // Every socket the server accepts, upgraded WebSockets included (Node's own list forgets those), for close()'s bound.
+  const sockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   try {
     await app.listen({ port: 0, host: options.listenHost ?? '127.0.0.1' });
   } catch (err) {
@@ -174,7 +184,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         .join('');
     },
     close: async () => {
-      await app.close();
+      // A connection the server's own close leaves open would hold this test file for ever (CI's limit, not a
+      // failure, would end it): after a bound, it is cut and named on stderr so the leak is seen and the file ends.
+      const bound = setTimeout(() => {
+        process.stderr.write(`# test server ${base}: still closing after ${CLOSE_BOUND_MS / 1000} s; cutting its connections\n`);
+        for (const socket of sockets) socket.destroy();
+      }, CLOSE_BOUND_MS);
+      await app.close().finally(() => clearTimeout(bound));
       await mail.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (pgSchema && !options.pgSchema) await dropSchema(pgSchema);
