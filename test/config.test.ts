@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { readFileSync } from 'node:fs';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigSchema } from '../src/config-schema.ts';
+import { defaultOf } from '../src/env-schema.ts';
 
 test('defaults: port 8080, ./data, SQLite, local mail, 10 000 characters', () => {
   const c = loadConfig({});
@@ -73,4 +76,50 @@ test('origins: without PUBLIC_URL the own-address rule applies; ALLOWED_ORIGINS 
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'http://x.example/path' }), /ALLOWED_ORIGINS: .* without a path/);
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'ftp://x.example' }), /ALLOWED_ORIGINS: .* http or https/);
   assert.throws(() => loadConfig({ ALLOWED_ORIGINS: 'not an origin' }), /ALLOWED_ORIGINS/);
+});
+
+/** The rows of README.md's configuration table: the variables each names, and its default column. */
+function readmeRows(): Array<{ names: string[]; defaults: string }> {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+  const table = section.slice(0, section.indexOf('\n## ', 1));
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [first, defaults] = line.split('|').slice(1, 3);
+      return { names: [...first.matchAll(/`([^`]+)`/g)].map((m) => m[1]), defaults: defaults.trim() };
+    });
+}
+
+test("README's configuration table lists every variable the service reads, and only those", () => {
+  const rows = readmeRows();
+  const documented = rows.flatMap((r) => r.names);
+  assert.ok(rows.length > 20, 'the table is found');
+  assert.deepEqual(
+    CONFIG_VARIABLES.filter((name) => !documented.includes(name)),
+    [],
+    'variables missing from the table',
+  );
+  assert.deepEqual(
+    documented.filter((name) => !CONFIG_VARIABLES.includes(name)),
+    [],
+    'table rows naming no variable',
+  );
+  assert.equal(new Set(documented).size, documented.length, 'each variable has one row');
+});
+
+test("README's numeric defaults are the schema's", () => {
+  let compared = 0;
+  for (const { names, defaults } of readmeRows()) {
+    const parts = defaults.split(' / ');
+    if (parts.length !== names.length) continue;
+    names.forEach((name, i) => {
+      const fallback = defaultOf(ConfigSchema, name);
+      if (typeof fallback !== 'number') return;
+      assert.equal(Number(/^-?\d+/.exec(parts[i])?.[0]), fallback, `${name}'s default in README.md`);
+      compared++;
+    });
+  }
+  assert.ok(compared > 25, `${compared} numeric defaults compared`);
 });
