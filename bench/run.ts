@@ -5,6 +5,7 @@
 //   npm run bench                  the full run (about 6-7 minutes on 2 cores)
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
 //   npm run bench -- --only side-by-side   sections 16, 17 and 18 alone (with --quick too); does not write RESULTS.md
+//   npm run bench -- --only input-streaming   section 19 alone (with --quick too); does not write RESULTS.md
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -29,6 +30,7 @@ import { MAX_EDGE_STREAMS, sideBySide, type SideBySideOptions } from './sections
 import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
+import { inputStreamingUnderLoad } from './sections/input-streaming-load.ts';
 import { allThreadsWarm, startService, type BenchService } from './service.ts';
 import { fixed } from './stats.ts';
 import { VOICES } from './texts.ts';
@@ -48,7 +50,7 @@ const SIDE_BY_SIDE: SideBySideOptions = {
   streams: [32, 64],
   idleShorts: quick ? 5 : 20,
 };
-const ONLY = ['side-by-side'] as const;
+const ONLY = ['side-by-side', 'input-streaming'] as const;
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes one of: ${ONLY.join(', ')}`);
@@ -111,6 +113,25 @@ async function sideBySideSections(): Promise<void> {
   } finally {
     await own.stop();
   }
+}
+
+/** Section 19 on a service of its own: busy loops beside it would disturb every other measurement. */
+async function inputStreamingSection(): Promise<void> {
+  const own = await startService();
+  try {
+    await allThreadsWarm(own);
+    done(19, await inputStreamingUnderLoad(own.base, own.key, VOICES[0], quick ? 2 : 6));
+  } finally {
+    await own.stop();
+  }
+}
+
+if (only === 'input-streaming') {
+  log('19 input streaming under CPU load');
+  await inputStreamingSection();
+  agent.destroy();
+  process.stdout.write(`Load average at end (1/5/15 min, includes the bench itself): ${load()}\n`);
+  process.exit(0);
 }
 
 if (only === 'side-by-side') {
@@ -212,6 +233,9 @@ try {
 log('16-18: side by side with a spawn-per-request server, stalls of many streams, CPU per audio second');
 await sideBySideSections();
 agent.destroy();
+
+log('19 input streaming: last word to first audio, quiet and with six busy loops');
+await inputStreamingSection();
 
 log('13 start to ready and idle memory with 2 workers');
 done(13, await startup(quick ? 1 : 3));

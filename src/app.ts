@@ -71,7 +71,7 @@ import { voicePreviewRoutes } from './http/routes/voice-preview.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { startJobs } from './jobs/start.ts';
 import { voiceInstallRoutes } from './http/routes/voice-installs.ts';
-import { advertiseKeepAlive, keepAliveHeldMs } from './http/keep-alive.ts';
+import { advertiseKeepAlive, keepAliveHeldMs, readBeforeIdleClose } from './http/keep-alive.ts';
 import './http/types.ts';
 
 export interface AppOptions {
@@ -326,6 +326,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     reply.header('X-Request-Id', request.id);
   });
   advertiseKeepAlive(app, config.keepAliveTimeoutMs);
+  readBeforeIdleClose(app.server);
   // After start-up rather than during it (see VoiceLibrary.index and lazy-schemas.ts).
   app.addHook('onListen', () => {
     setImmediate(() => {

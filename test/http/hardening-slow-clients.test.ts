@@ -53,7 +53,12 @@ describe('slow clients are cut', () => {
       conn,
       'POST /api/auth/logout HTTP/1.1\r\nHost: voxsmith.test\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n',
     );
-    assert.equal(envelopeOf(conn.received(), 408).code, 'request_timeout');
+    const { request_id: id } = envelopeOf(conn.received(), 408);
+    // The server's log says which bound closed the connection, as a warning (issue 44, C1).
+    const line = s.logs
+      .flatMap((chunk) => chunk.split('\n').filter((l) => l.includes(id)))
+      .map((l) => JSON.parse(l) as { level: number; code?: string })[0];
+    assert.deepEqual([line?.level, line?.code], [40, 'request_timeout']);
   });
 
   test('headers trickled a byte at a time get 408 in the envelope', async () => {

@@ -5,6 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { keepAliveHeldMs } from '../../src/http/keep-alive.ts';
 import { useService } from '../helpers/fixture.ts';
 
 const ADVERTISED_MS = 1_000;
@@ -63,4 +65,68 @@ describe('idle keep-alive connections are held past the timeout they advertise',
       socket.destroy();
     }
   });
+
+  // The server process got no core while a request came in, just as the idle timeout fell due: the turn after,
+  // Node ran the timer before reading the socket and closed the connection with the request unread. Here the
+  // client runs on a thread of its own and the server's event loop (this thread) is held in a busy wait across
+  // the moment its timer falls due, with the request sent in the middle of it.
+  test('a request that arrives while the server is held up, as its idle timer falls due, is answered', async () => {
+    const heldMs = keepAliveHeldMs(ADVERTISED_MS);
+    const url = new URL(s.base);
+    const client = new Worker(CLIENT_THREAD, { eval: true, workerData: { port: Number(url.port), host: url.host, sendAfterMs: heldMs } });
+    try {
+      const answered = new Promise<string>((resolve, reject) => {
+        client.on('message', (m: { kind: string; text?: string }) => {
+          if (m.kind === 'first') {
+            // Held from 2 s before the server's deadline to 2 s after it; the client sends at the deadline.
+            setTimeout(() => setImmediate(() => busyWait(4_000)), heldMs - 2_000);
+          } else if (m.kind === 'second') resolve(m.text ?? '');
+          else reject(new Error(m.text));
+        });
+        client.on('error', reject);
+      });
+      assert.match(await answered, /^HTTP\/1\.1 200 /);
+    } finally {
+      await client.terminate();
+    }
+  });
 });
+
+/** Holds this thread (the server's event loop) like a process that gets no core. */
+function busyWait(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+/** The client: one request, then a second on the same connection `sendAfterMs` after the first answer. */
+const CLIENT_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { connect } = require('node:net');
+const { port, host, sendAfterMs } = workerData;
+const socket = connect(port, '127.0.0.1');
+let data = '';
+let phase = 'first';
+const request = 'GET /healthz HTTP/1.1\\r\\nHost: ' + host + '\\r\\n\\r\\n';
+socket.on('error', () => {});
+socket.on('connect', () => socket.write(request));
+socket.on('data', (chunk) => {
+  data += chunk.toString('latin1');
+  const end = data.indexOf('\\r\\n\\r\\n');
+  if (end < 0) return;
+  const length = Number((/content-length: *(\\d+)/i.exec(data.slice(0, end)) || [])[1] || 0);
+  if (data.length < end + 4 + length) return;
+  const head = data.slice(0, end);
+  data = '';
+  if (phase === 'first') {
+    phase = 'second';
+    parentPort.postMessage({ kind: 'first' });
+    setTimeout(() => socket.write(request), sendAfterMs);
+  } else {
+    phase = 'done';
+    parentPort.postMessage({ kind: 'second', text: head });
+  }
+});
+socket.on('close', () => {
+  if (phase !== 'done') parentPort.postMessage({ kind: 'closed', text: 'connection closed by the server before an answer (' + phase + ' request)' });
+});
+`;

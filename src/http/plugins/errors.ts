@@ -54,10 +54,14 @@ export function writeClientError(this: FastifyInstance, error: NodeJS.ErrnoExcep
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { code, message } = clientErrorCode(error.code);
   const requestId = randomUUID();
-  this.log.info({ reqId: requestId, code, cause: error.code }, 'client error');
   // A response already under way cannot be followed by another one on the same socket.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) writeRawError(socket, new AppError(code, message), requestId);
+  const answered = socket.writable && !inFlight?.headersSent;
+  if (answered) writeRawError(socket, new AppError(code, message), requestId);
+  // A connection closed on a request it had begun to read, by a timeout or with no answer possible, is a warning:
+  // the client sees only a closed socket (issue 44, C1), so the log must say which bound closed it.
+  if (answered && code !== 'request_timeout') this.log.info({ reqId: requestId, code, cause: error.code }, 'client error');
+  else this.log.warn({ reqId: requestId, code, cause: error.code, answered }, 'connection closed on an unfinished request');
   socket.destroy();
 }
 
