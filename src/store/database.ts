@@ -74,13 +74,6 @@ function droppedElsewhere(error: unknown, schema: string): boolean {
   return !(code === '3F000' && error.message.includes(`"${schema}"`));
 }
 
-/** For callers that just want a migrated database: opens the store and waits until it is ready. */
-export async function openDatabase(options: DatabaseOptions): Promise<{ db: Db; dialect: Dialect }> {
-  const store = await openStore(options);
-  await store.whenReady();
-  return { db: store.db, dialect: store.dialect };
-}
-
 /** Opens the configured store: SQLite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set. */
 export async function openStore(options: DatabaseOptions, log: StoreLogger = silent): Promise<Store> {
   if (options.databaseUrl) return PostgresStore.open(parseDatabaseUrl(options.databaseUrl, options.pgSchema), log);

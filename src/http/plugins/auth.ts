@@ -138,12 +138,6 @@ export function scopeGuarded(hook: unknown): KeyScope | undefined {
   return guardScopes.get(hook as Guard);
 }
 
-/** preHandler for what only the dashboard does (voice previews): a signed-in session, never a key. */
-export async function requireSession(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await requireAuth.call(this, request, reply);
-  if (request.principal?.via !== 'session') throw new AppError('session_required');
-}
-
 export const authPlugin = fp(async function auth(app: FastifyInstance) {
   app.decorateRequest('principal', null);
   // Who is signed in, keys, sign-in answers: never for a shared or browser cache (errors included).

@@ -4,7 +4,7 @@
 // while it is fetched (an exclusive lock file with a heartbeat), so processes sharing one VOICES_DIR never
 // download the same file twice: the second waits, then finds it installed.
 import { hostname } from 'node:os';
-import { mkdir, open, readFile, readdir, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CatalogFile, CatalogVoice } from './catalog.ts';
 import { kokoroName, kokoroStem } from './catalog.ts';
@@ -273,14 +273,4 @@ export async function removeVoice(voicesDir: string, name: string): Promise<stri
   await drop(`${name}.onnx.json`);
   if (removed.length === 0) throw new NotInstalledError(`${name} is not installed in ${voicesDir}`);
   return removed;
-}
-
-/** The lock holder's description, for a message while waiting (best effort). */
-export async function lockHolder(voicesDir: string, file: string): Promise<string | null> {
-  try {
-    const raw = JSON.parse(await readFile(join(voicesDir, STAGING_DIR, `${file}.lock`), 'utf8')) as { pid?: number; host?: string };
-    return `process ${raw.pid ?? '?'} on ${raw.host ?? '?'}`;
-  } catch {
-    return null;
-  }
 }
