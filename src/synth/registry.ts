@@ -4,6 +4,8 @@ import { UnknownVoiceError, type Engine, type EngineInfo, type EngineModule } fr
 import { espeakInfo, espeakLanguageOf } from './engines/espeak/info.ts';
 import { fliteInfo, fliteLanguageOf } from './engines/flite/info.ts';
 import { kokoroInfo, kokoroLanguageOf } from './engines/kokoro/info.ts';
+import type { PhonemeRewrite } from './engines/espeak/phonemize.ts';
+import { forkIpa } from './engines/piper/fork-ipa.ts';
 import { piperInfo, piperLanguageOf } from './engines/piper/info.ts';
 import { importTs } from './ts-import.ts';
 import type { EngineId, VoiceSpec } from './voice-spec.ts';
@@ -23,10 +25,11 @@ async function espeakPhonemes(
   espeakVoice: string | undefined,
   sentence: string,
   words: readonly string[],
+  rewrite?: PhonemeRewrite,
 ): Promise<string[]> {
   if (espeakVoice === undefined) throw new UnknownVoiceError(id, base);
   const { wordPhonemes } = await importTs(() => import('./engines/espeak/phonemize.ts'));
-  return wordPhonemes(sentence, words, espeakVoice);
+  return wordPhonemes(sentence, words, espeakVoice, rewrite);
 }
 
 const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
@@ -50,7 +53,11 @@ const ENTRIES: Readonly<Record<EngineId, EngineEntry>> = {
     info: piperInfo,
     languageOf: piperLanguageOf,
     load: () => importTs(() => import('./engines/piper/engine.ts')),
-    phonemize: (sentence, words, base) => espeakPhonemes('piper', base, piperLanguageOf(base), sentence, words),
+    phonemize: (sentence, words, base) => {
+      const language = piperLanguageOf(base);
+      // The IPA the voice is given: written back to that of Piper's espeak-ng fork.
+      return espeakPhonemes('piper', base, language, sentence, words, language === undefined ? undefined : forkIpa(language));
+    },
   },
   kokoro: {
     info: kokoroInfo,

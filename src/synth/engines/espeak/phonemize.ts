@@ -38,9 +38,34 @@ async function ready(voice: string): Promise<{ m: EspeakRawModule; w: EspeakRawW
   return loaded;
 }
 
-/** espeak's raw phoneme string for `text`: phonemes separated by `_`, words by spaces, clauses by ` | `. */
-function rawPhonemes(loaded: { m: EspeakRawModule; w: EspeakRawWorker }, text: string): string {
-  return cString(loaded.m.HEAPU8, loaded.m.getPointer(loaded.w.text_to_phonemes(text, 1)));
+/**
+ * espeak's raw phoneme string for `text`: phonemes separated by `_`, words by spaces, clauses by ` | `. In IPA,
+ * or (ipa false) in espeak's own phoneme names, phoneme for phoneme the same sequence.
+ */
+function rawPhonemes(loaded: { m: EspeakRawModule; w: EspeakRawWorker }, text: string, ipa = true): string {
+  return cString(loaded.m.HEAPU8, loaded.m.getPointer(loaded.w.text_to_phonemes(text, ipa ? 1 : 0)));
+}
+
+/** Gives a phoneme's IPA anew from espeak's name for it (stress marks removed) and the IPA espeak wrote. */
+export type PhonemeRewrite = (name: string, ipa: string) => string;
+
+/**
+ * `ipa` with each phoneme passed through `rewrite`, lined up with `names` (the same text in phoneme names).
+ * Words whose phonemes do not line up one for one, or that switch language ("(fr)"), are left as they are.
+ */
+function rewritePhonemes(ipa: string, names: string, rewrite: PhonemeRewrite): string {
+  const words = ipa.split(' ');
+  const named = names.split(' ');
+  if (words.length !== named.length) return ipa;
+  return words
+    .map((word, i) => {
+      const phonemes = word.split('_');
+      const ids = named[i].split('_');
+      if (phonemes.length !== ids.length || word.includes('(')) return word;
+      // espeak's names carry the stress before them: ' primary, , secondary, % and = unstressed.
+      return phonemes.map((p, j) => rewrite(ids[j].replace(/^[',%=]+/, ''), p)).join('_');
+    })
+    .join(' ');
 }
 
 /** One clause's phonemes and how it ended (see clauses.ts). */
@@ -64,13 +89,14 @@ function clauseWords(raw: string): string[] {
  * espeak-ng's IPA for `text` clause by clause, with the punctuation that ended each clause (which espeak's
  * phonemes leave out): what Piper's phonemizer gives its voices. Each clause is phonemized on its own, as
  * espeak translates one clause at a time; a clause espeak breaks further (too long for its buffer) gives
- * parts ended by nothing.
+ * parts ended by nothing. `rewrite`, if given, may change the IPA of single phonemes (see PhonemeRewrite).
  */
-export async function phonemizeClauses(text: string, voice: string): Promise<PhonemeClause[]> {
+export async function phonemizeClauses(text: string, voice: string, rewrite?: PhonemeRewrite): Promise<PhonemeClause[]> {
   const loaded = await ready(voice);
   const out: PhonemeClause[] = [];
   for (const clause of espeakClauses(text)) {
-    const parts = rawPhonemes(loaded, clause.text).split(' | ');
+    const ipa = rawPhonemes(loaded, clause.text);
+    const parts = (rewrite ? rewritePhonemes(ipa, rawPhonemes(loaded, clause.text, false), rewrite) : ipa).split(' | ');
     parts.forEach((part, i) => {
       const last = i === parts.length - 1;
       out.push({ words: clauseWords(part), mark: last ? clause.mark : null, endsSentence: last && clause.endsSentence });
@@ -81,10 +107,13 @@ export async function phonemizeClauses(text: string, voice: string): Promise<Pho
 
 /**
  * espeak-ng's IPA for `text` in `voice` (an espeak voice name such as `en-us`). espeak separates phonemes
- * with `_`, words with spaces and clauses with ` | `; the separators are removed here.
+ * with `_`, words with spaces and clauses with ` | `; the separators are removed here. `rewrite` as in
+ * phonemizeClauses.
  */
-export async function phonemize(text: string, voice: string): Promise<Phonemes> {
-  const raw = rawPhonemes(await ready(voice), text);
+export async function phonemize(text: string, voice: string, rewrite?: PhonemeRewrite): Promise<Phonemes> {
+  const loaded = await ready(voice);
+  const ipa = rawPhonemes(loaded, text);
+  const raw = rewrite ? rewritePhonemes(ipa, rawPhonemes(loaded, text, false), rewrite) : ipa;
   const words: string[] = [];
   for (const token of raw.split(/\s+/)) {
     if (token === '') continue;
@@ -99,11 +128,11 @@ export async function phonemize(text: string, voice: string): Promise<Phonemes> 
  * engine speaks it, so "the" before a vowel and stress in context come out as spoken); where espeak joins words
  * ("on the" → "ɔnðə") the count no longer matches and each word is phonemized on its own instead.
  */
-export async function wordPhonemes(sentence: string, words: readonly string[], voice: string): Promise<string[]> {
+export async function wordPhonemes(sentence: string, words: readonly string[], voice: string, rewrite?: PhonemeRewrite): Promise<string[]> {
   if (words.length === 0) return [];
-  const whole = (await phonemize(sentence, voice)).words.filter((w) => w !== ',');
+  const whole = (await phonemize(sentence, voice, rewrite)).words.filter((w) => w !== ',');
   if (whole.length === words.length) return whole;
   const out: string[] = [];
-  for (const w of words) out.push((await phonemize(w, voice)).words.filter((p) => p !== ',').join(' '));
+  for (const w of words) out.push((await phonemize(w, voice, rewrite)).words.filter((p) => p !== ',').join(' '));
   return out;
 }

@@ -5,10 +5,10 @@ import type { Engine, EngineChunk, SynthesisOptions } from '../../engine.ts';
 import { engineRate, UnknownVoiceError } from '../../engine.ts';
 import { findPiperVoice, neuralModels } from '../../neural-models.ts';
 import type { VoiceSpec } from '../../voice-spec.ts';
-import { phonemize, phonemizeClauses } from '../espeak/phonemize.ts';
+import { phonemize } from '../espeak/phonemize.ts';
 import { checkRenderLength, clip, firstOutput, onnxRuntime, runSession, sessionFor } from '../onnx.ts';
 import { estimateWordTimes } from '../word-times.ts';
-import { piperSentences } from './ids.ts';
+import { piperIds } from './ids.ts';
 import { piperInfo } from './info.ts';
 
 class PiperEngine implements Engine {
@@ -19,7 +19,7 @@ class PiperEngine implements Engine {
     if (!found) throw new UnknownVoiceError('piper', voice.base);
     const { model, speaker } = found;
     const rate = engineRate(piperInfo, voice, options.speed);
-    const sentences = piperSentences(await phonemizeClauses(text, model.espeakVoice), model.phonemeIdMap);
+    const sentences = await piperIds(text, model.espeakVoice, model.phonemeIdMap);
     if (options.signal?.aborted || sentences.length === 0) return;
     const [ort, session] = await Promise.all([onnxRuntime(), sessionFor(model.onnxPath, model.revision)]);
     // Each sentence times the text's words it speaks (as many as it has spoken words; the last takes the rest).

@@ -5,6 +5,8 @@
 // of the text — and a new sentence after ". ? !". Each sentence is one model run: "^", "_", then each phoneme's
 // ids followed by "_", then "$". Phonemes the voice does not know are skipped, as Piper does.
 import type { ClauseMark } from '../espeak/clauses.ts';
+import { phonemizeClauses } from '../espeak/phonemize.ts';
+import { forkIpa } from './fork-ipa.ts';
 
 export const PIPER_BOS = '^';
 export const PIPER_EOS = '$';
@@ -83,6 +85,11 @@ function sentenceIds(clauses: readonly PiperClause[], map: Readonly<Record<strin
 /** The id sequences of `clauses`: one per sentence, each a model run. */
 export function piperSentences(clauses: readonly PiperClause[], map: Readonly<Record<string, number[]>>): PiperIds[] {
   return sentencesOf(clauses).map((s) => sentenceIds(s, map));
+}
+
+/** The id sequences a Piper voice reads for `text`, in its espeak voice and with its phoneme_id_map: one per model run. */
+export async function piperIds(text: string, espeakVoice: string, map: Readonly<Record<string, number[]>>): Promise<PiperIds[]> {
+  return piperSentences(await phonemizeClauses(text, espeakVoice, forkIpa(espeakVoice)), map);
 }
 
 /** The sentence-ending mark Piper keeps (espeak drops punctuation from its phonemes). */
