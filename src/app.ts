@@ -335,6 +335,9 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     });
   });
 
+  // First, so its onRequest hook marks an upgrade before any of ours can refuse it: only a marked upgrade's socket
+  // is ended after the refusal (Node has handed that socket over and no longer closes it).
+  await app.register(websocket, { options: websocketServerOptions });
   await app.register(errorsPlugin);
   // Both watch routes as they are added: before every route.
   await app.register(openapiPlugin);
@@ -366,7 +369,6 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
   await app.register(jobRoutes);
   await app.register(wyomingRoutes);
   await app.register(sdkRoutes);
-  await app.register(websocket, { options: websocketServerOptions });
   await app.register(streamRoutes, { limits: options.streamLimits });
   await app.register(cartesiaRoutes, { limits: options.streamLimits });
   await app.register(deepgramSpeakRoutes, { limits: options.streamLimits });

@@ -185,9 +185,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     },
     close: async () => {
       // A connection the server's own close leaves open would hold this test file for ever (CI's limit, not a
-      // failure, would end it): after a bound, it is cut and named on stderr so the leak is seen and the file ends.
+      // failure, would end it): after a bound it is cut so the file ends, and the close fails, for that is a leak.
+      let cut: number | null = null;
       const bound = setTimeout(() => {
-        process.stderr.write(`# test server ${base}: still closing after ${CLOSE_BOUND_MS / 1000} s; cutting its connections\n`);
+        cut = sockets.size;
+        process.stderr.write(`# LEAK: test server ${base} still closing after ${CLOSE_BOUND_MS / 1000} s; cutting ${cut} connections\n`);
         for (const socket of sockets) socket.destroy();
       }, CLOSE_BOUND_MS);
       await app.close().finally(() => clearTimeout(bound));
@@ -195,6 +197,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (pgSchema && !options.pgSchema) await dropSchema(pgSchema);
       if (redisPrefix && !options.redisPrefix) await deleteRedisPrefix(redisPrefix);
+      if (cut !== null)
+        throw new Error(`the server's close left ${cut} connections open for ${CLOSE_BOUND_MS / 1000} s (cut by the test server)`);
     },
   };
 }

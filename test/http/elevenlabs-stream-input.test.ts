@@ -113,7 +113,10 @@ async function referenceSeconds(text: string, rate: number): Promise<number> {
   return pcm16Samples(new Uint8Array(await res.arrayBuffer())).length / rate;
 }
 
-/** The upgrade's refusal: its HTTP status and JSON body. */
+/**
+ * The upgrade's refusal: its HTTP status and JSON body, once the server has ended the connection (Node hands an
+ * upgrade's socket over, so a refusal that left it open would hold the server's close for ever).
+ */
 async function refused(path: string, headers: Record<string, string>): Promise<{ status: number; body: { code?: string } }> {
   const ws = new WebSocket(`${s.base.replace('http', 'ws')}${path}`, { headers });
   return new Promise((resolve, reject) => {
@@ -121,7 +124,11 @@ async function refused(path: string, headers: Record<string, string>): Promise<{
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { code?: string } }));
+      const left = setTimeout(() => reject(new Error(`${path}: the server left the refused upgrade's connection open`)), 10_000);
+      res.socket.once('close', () => {
+        clearTimeout(left);
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { code?: string } });
+      });
     });
   });
 }

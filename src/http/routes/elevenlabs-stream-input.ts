@@ -14,6 +14,7 @@ import { isKnownVoice } from '../../synth/registry.ts';
 import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { checkScope, requireOwnOrigin, resolvePrincipal } from '../plugins/auth.ts';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../stream/connection.ts';
+import { closeSocket } from '../stream/close.ts';
 import { vendorSockets } from '../stream/vendor-auth.ts';
 import { ElevenLabsConnection, type ElevenLabsSocketSettings } from '../stream/elevenlabs/connection.ts';
 import type { Principal } from '../types.ts';
@@ -99,7 +100,7 @@ export async function elevenLabsStreamInputRoutes(app: FastifyInstance, options:
     socket.on('close', () => remove());
     if (settings instanceof AppError) {
       socket.send(JSON.stringify({ message: settings.message, error: 'invalid_request', code: 1008 }));
-      socket.close(1008, settings.message.slice(0, 120));
+      closeSocket(socket, 1008, settings.message);
       return;
     }
     const connection: ElevenLabsConnection = new ElevenLabsConnection(app, socket, request.principal, request.ip, request.log, settings, {

@@ -10,6 +10,7 @@ import { speechCaller, WRITE_STALL_MS } from '../speech-reply.ts';
 import type { Principal } from '../types.ts';
 import { InputContext, type SentenceWork } from './contexts.ts';
 import { parseClientMessage, type MessageRef, type ServerMessage } from './messages.ts';
+import { closeSocket } from './close.ts';
 
 export interface StreamLimits {
   /** Audio the socket may hold unsent before synthesis pauses. */
@@ -110,7 +111,7 @@ export class StreamConnection {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.shutdown();
-    this.socket.close(code, reason);
+    closeSocket(this.socket, code, reason);
   }
 
   private shutdown(): void {

@@ -16,6 +16,7 @@ import { enforceApiLimit } from '../plugins/rate-limit.ts';
 import { speechCaller } from '../speech-reply.ts';
 import type { Principal } from '../types.ts';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './connection.ts';
+import { closeSocket } from './close.ts';
 
 export interface VendorSocketLimits extends Pick<StreamLimits, 'maxBufferedBytes' | 'stallTimeoutMs' | 'pingIntervalMs' | 'idleTimeoutMs'> {
   /** Contexts open at once on one socket (ElevenLabs caps theirs at 5; an agent's cancelled turns need room). */
@@ -226,7 +227,7 @@ export class VendorSocket {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.shutdown();
-    this.socket.close(code, reason);
+    closeSocket(this.socket, code, reason);
   }
 
   private checkMarks(): void {

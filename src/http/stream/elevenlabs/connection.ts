@@ -14,6 +14,7 @@ import { enforceApiLimit } from '../../plugins/rate-limit.ts';
 import { speechCaller } from '../../speech-reply.ts';
 import type { Principal } from '../../types.ts';
 import { UtteranceAligner } from './alignment.ts';
+import { closeSocket } from '../close.ts';
 
 /** What one socket is set to when it opens (from its path and query). */
 export interface ElevenLabsSocketSettings {
@@ -123,7 +124,7 @@ export class ElevenLabsConnection {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.shutdown();
-    this.socket.close(code, reason.slice(0, 120));
+    closeSocket(this.socket, code, reason);
   }
 
   private shutdown(): void {
