@@ -173,8 +173,9 @@ describe('Piper through /v1/speak', () => {
 
 describe('Kokoro', () => {
   test('tokens, style row and speed reach the model', async () => {
-    // Kokoro's vocabulary: h 50, ə 83, l 54, ˈ 156, o 57, ʊ 135, space 16, w 65, ɜ 87, ː 158, d 46, . 4; 0 pads both ends.
-    const tokens = [50, 83, 54, 156, 57, 135, 16, 65, 156, 87, 158, 54, 46, 4];
+    // In misaki's symbols "həlˈO wˈɜɹld." (the diphthong oʊ is O, American ɜː is ɜɹ); Kokoro's vocabulary:
+    // h 50, ə 83, l 54, ˈ 156, O 31, space 16, w 65, ɜ 87, ɹ 123, d 46, . 4; 0 pads both ends.
+    const tokens = [50, 83, 54, 156, 31, 16, 65, 156, 87, 123, 54, 46, 4];
     const x = await pcm({ text: HELLO, voice_id: 'kokoro-af-alpha' });
     const padded = tokens.length + 2;
     assert.ok(Math.abs(x.length - padded * KOKORO_SAMPLES_PER_TOKEN) < 40, `${x.length} samples`);

@@ -9,6 +9,7 @@ import { finalMarkOf } from '../piper/ids.ts';
 import { estimateWordTimes } from '../word-times.ts';
 import { KOKORO_SAMPLE_RATE, kokoroInfo } from './info.ts';
 import { styleRow } from './style.ts';
+import { tiePhoneme } from './misaki-ipa.ts';
 import { kokoroTokens } from './tokens.ts';
 import { readStyleVectors } from './voices-file.ts';
 
@@ -38,8 +39,14 @@ class KokoroEngine implements Engine {
     const language = kokoroLanguage(found.voice);
     if (!language) throw new UnknownVoiceError('kokoro', voice.base);
     const rate = engineRate(kokoroInfo, voice, options.speed);
-    const phonemes = await phonemize(text, language.espeak);
-    const { tokens, wordStarts } = kokoroTokens(phonemes, finalMarkOf(text), language.espeak.startsWith('en'));
+    const english = language.espeak.startsWith('en');
+    // English is read as misaki reads what its lexicon lacks: espeak's phonemes, tied, in misaki's symbols.
+    const phonemes = await phonemize(text, language.espeak, english ? tiePhoneme : undefined);
+    const { tokens, wordStarts } = kokoroTokens(
+      phonemes,
+      finalMarkOf(text),
+      english ? { british: language.espeak === 'en-gb' } : undefined,
+    );
     if (options.signal?.aborted || tokens.length === 0) return;
     const [ort, session, vectors] = await Promise.all([
       onnxRuntime(),

@@ -1,4 +1,5 @@
 import type { Phonemes } from '../espeak/phonemize.ts';
+import { misakiWord } from './misaki-ipa.ts';
 import { KOKORO_MAX_TOKENS, KOKORO_VOCAB } from './vocab.ts';
 
 export interface KokoroTokens {
@@ -15,8 +16,11 @@ const AFFRICATES: readonly [string, string][] = [
   ['dz', 'ʣ'],
 ];
 
-/** Kokoro's tokens for espeak's phonemes: words joined by spaces, the final mark kept, unknown symbols skipped, capped. */
-export function kokoroTokens(phonemes: Phonemes, finalMark: string | undefined, english: boolean): KokoroTokens {
+/**
+ * Kokoro's tokens for espeak's phonemes: words joined by spaces, the final mark kept, unknown symbols skipped,
+ * capped. English (`english` given) comes tied (misaki-ipa.ts tiePhoneme) and is written in misaki's symbols.
+ */
+export function kokoroTokens(phonemes: Phonemes, finalMark: string | undefined, english?: { british: boolean }): KokoroTokens {
   const tokens: number[] = [];
   const wordStarts: number[] = [];
   const put = (ch: string): void => {
@@ -31,9 +35,8 @@ export function kokoroTokens(phonemes: Phonemes, finalMark: string | undefined, 
     if (i > 0) put(' ');
     wordStarts.push(tokens.length);
     let w = word;
-    for (const [from, to] of AFFRICATES) w = w.replaceAll(from, to);
-    // Kokoro's English phonemes write the r sound as ɹ (espeak's en voices sometimes give r).
-    if (english) w = w.replaceAll('r', 'ɹ');
+    if (english) w = misakiWord(word, english.british);
+    else for (const [from, to] of AFFRICATES) w = w.replaceAll(from, to);
     for (const ch of w) put(ch);
   });
   if (finalMark) put(finalMark);
