@@ -148,6 +148,11 @@ const jobs = Type.Object({
     ),
     MIB,
   ),
+  documentReadMs: scaled(
+    whole('DOCUMENT_READ_SECONDS', 60, 1, 3600, 'longest one document may take to read; past it 413, its thread freed'),
+    1000,
+  ),
+  documentThreads: wholeOrNull('DOCUMENT_THREADS', 1, 64, 'threads that read documents; unset: half the cores, two at least'),
 });
 
 export const ConfigSchema = Type.Object({

@@ -170,20 +170,23 @@ export class JobService {
       lexicons: input.lexicons,
     });
     const stem = input.fileName?.replace(/\.[^.]*$/, '').trim();
-    const plan = await reader.read({
-      source: input.source,
-      ...(input.text !== undefined ? { text: input.text } : {}),
-      ...(input.bytes !== undefined ? { bytes: input.bytes } : {}),
-      ...(input.title !== undefined && input.title.trim() !== '' ? { title: input.title.trim() } : {}),
-      ...(input.author !== undefined && input.author.trim() !== '' ? { author: input.author.trim() } : {}),
-      fallbackTitle: stem && stem !== '' ? stem.slice(0, 200) : 'Untitled',
-      maxUnpackedBytes: limits.maxUploadBytes,
-      maxChars: limits.maxChars,
-      maxPieceChars: limits.maxTextChars,
-      maxChapters: limits.maxChapters,
-      maxPieces: limits.maxPieces,
-      ...(lexicon ? { lexicon } : {}),
-    });
+    const plan = await reader.read(
+      {
+        source: input.source,
+        ...(input.text !== undefined ? { text: input.text } : {}),
+        ...(input.bytes !== undefined ? { bytes: input.bytes } : {}),
+        ...(input.title !== undefined && input.title.trim() !== '' ? { title: input.title.trim() } : {}),
+        ...(input.author !== undefined && input.author.trim() !== '' ? { author: input.author.trim() } : {}),
+        fallbackTitle: stem && stem !== '' ? stem.slice(0, 200) : 'Untitled',
+        maxUnpackedBytes: limits.maxUploadBytes,
+        maxChars: limits.maxChars,
+        maxPieceChars: limits.maxTextChars,
+        maxChapters: limits.maxChapters,
+        maxPieces: limits.maxPieces,
+        ...(lexicon ? { lexicon } : {}),
+      },
+      caller.userId,
+    );
     const audioSeconds = jobAudioSeconds(plan, speed);
     if (audioSeconds > limits.maxAudioSeconds) {
       throw new AppError(

@@ -61,7 +61,7 @@ export async function startJobs(setup: JobsSetup): Promise<JobService> {
   const queue = await openQueue(config, { concurrency, attempts: ATTEMPTS, backoffMs: BACKOFF_MS }, setup.redisPrefix);
   const jobStore = new JobStore(store.db, store.dialect);
   const encoder = new AudioEncoder(1, setup.coreYield);
-  const reader = new DocumentReader();
+  const reader = new DocumentReader({ timeoutMs: config.jobs.documentReadMs, threads: config.jobs.documentThreads ?? undefined });
   shutdown.add('workers', 'job threads', () => Promise.all([encoder.close(), reader.close()]));
   const runner = new JobRunner({
     store: jobStore,

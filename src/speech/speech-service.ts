@@ -29,6 +29,7 @@ import { SynthesisError, type SpeechChunk, type SpeechRequest, type Synthesizer 
 import type { VoiceSpec } from '../synth/voice-spec.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { LexiconEntry } from '../synth/text/lexicon.ts';
+import { billedCharacters } from '../jobs/document/audio-estimate.ts';
 import type { VoiceLibrary } from '../voices/library.ts';
 import type { Gender, Voice } from '../voices/voice.ts';
 import { previewText } from '../schemas/previews.ts';
@@ -248,12 +249,15 @@ export class SpeechService {
       pcm.set(p, at);
       at += p.length;
     }
-    const { usage } = this.deps;
+    const { usage, lexicons } = this.deps;
+    // Billed as the audio it holds: its silence and expansions count, by the measure of the job's audio_seconds.
+    const lexicon = await lexicons?.rulesFor(caller.userId, input.lexicons);
+    const billed = billedCharacters(input.text, input.textType === 'ssml', lexicon, speech.characters);
     return {
       pcm,
       samples: bytes >> 1,
       characters: speech.characters,
-      bill: () => usage.record(caller.userId, caller.keyId, speech.characters),
+      bill: () => usage.record(caller.userId, caller.keyId, billed),
     };
   }
 

@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
+import { strToU8, unzipSync, zipSync } from 'fflate';
+import { buildEpub } from '../helpers/epub.ts';
 import { useService } from '../helpers/fixture.ts';
 
 // Jobs bounded before any work starts (issue 44, J1): a 4 MB Markdown body of a million one-character headings
@@ -162,6 +164,10 @@ describe('J2: a job is measured in the audio it will hold, silence and expansion
     }
     console.log(`piece audio held in the database at most: ${most} bytes`);
     assert.ok(most < 1_000_000, `${most} bytes of piece audio were held`);
+    // Billed as its audio: 300 s of silence at 15 characters a second (what audio_seconds assumes) and the alias.
+    const usage = (await (await s.call('/api/usage')).json()) as { days: Array<{ characters: number }> };
+    const billed = usage.days.reduce((n, d) => n + d.characters, 0);
+    assert.equal(billed, 300 * 15 + 'ay'.length);
   });
 });
 
@@ -227,5 +233,59 @@ describe('J3: documents nested deep are read in time linear in their depth, or r
     assert.equal(read.status, 202, JSON.stringify(job));
     assert.equal(job.characters, 'Hello there.'.length);
     await s.call(`/v1/jobs/${job.id}`, { method: 'DELETE' });
+  });
+});
+
+/**
+ * An EPUB whose one chapter holds "Hello there." among `megabytes` MiB of empty spans: a few tens of KB that take
+ * seconds to read (linearly, but a lot of it), as a document built to hold a reading thread.
+ */
+function slowEpub(megabytes: number): Uint8Array {
+  const files = unzipSync(buildEpub([{ title: 'One', paragraphs: ['MARK'] }]));
+  const chapter = new TextDecoder().decode(files['OEBPS/text/chapter1.xhtml']);
+  const filler = '<span></span>'.repeat(Math.floor((megabytes * 1_048_576) / 13));
+  files['OEBPS/text/chapter1.xhtml'] = strToU8(chapter.replace('<p>MARK</p>', `<p>Hello there.${filler}</p>`));
+  const { mimetype, ...rest } = files;
+  return zipSync({ mimetype: [mimetype, { level: 0 }], ...rest });
+}
+
+describe('J3: one account’s slow documents do not hold up another account’s jobs', () => {
+  // Two reading threads (what a 2-core machine gets by default) and a three-second bound per document.
+  const s = useService({ user: 'j3-slow@example.com', env: { DOCUMENT_THREADS: '2', DOCUMENT_READ_SECONDS: '3' } });
+
+  test('six slow EPUBs of one account at once: the other account’s job is accepted; each slow one is refused in its bound', async () => {
+    const other = await s.newKey('j3-other@example.com');
+    // About 20 s of reading each on this machine, refused at the bound.
+    const epub = slowEpub(20);
+    const upload = (): Promise<Response> => {
+      const form = new FormData();
+      form.set('file', new Blob([epub]), 'slow.epub');
+      form.set('voice_id', 'flite-slt');
+      return s.call('/v1/jobs', { body: form });
+    };
+    const slow = Array.from({ length: 6 }, () => upload());
+    // The other account comes once these are being read (or waiting for a thread).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const mine = await s.request('/v1/jobs', { json: { text: 'Hello from another account.', voice_id: 'flite-slt' }, bearer: other.key });
+    const job = (await mine.json()) as { id: string; characters: number };
+    assert.equal(mine.status, 202, JSON.stringify(job));
+    assert.equal(job.characters, 'Hello from another account.'.length);
+    const answers = await Promise.all(
+      slow.map(async (r) => {
+        const res = await r;
+        return { status: res.status, body: (await res.json()) as ErrorBody };
+      }),
+    );
+    for (const { status, body } of answers) {
+      // Past the bound: 413 naming it. Over the account's own line of waiting documents: 503 for that account.
+      if (status === 413) assert.match(body.error, /took longer than 3 s to read \(DOCUMENT_READ_SECONDS\)/);
+      else assert.deepEqual([status, body.code, /This account/.test(body.error)], [503, 'busy', true], JSON.stringify(body));
+    }
+    assert.ok(answers.some((a) => a.status === 413));
+    // The threads were freed: a document read now is read.
+    const after = await s.call('/v1/jobs', { json: { text: 'And now mine.', voice_id: 'flite-slt' } });
+    assert.equal(after.status, 202);
+    await s.call(`/v1/jobs/${((await after.json()) as { id: string }).id}`, { method: 'DELETE' });
+    await s.request(`/v1/jobs/${job.id}`, { method: 'DELETE', bearer: other.key });
   });
 });

@@ -5,7 +5,7 @@
 import { applyLexicon, type LexiconEntry } from '../../synth/text/lexicon.ts';
 import { plainScript, type Script } from '../../synth/text/script.ts';
 import { expandedLength } from '../../synth/text/spoken-length.ts';
-import { parsePlainWithBreaks } from '../../synth/text/ssml.ts';
+import { parsePlainWithBreaks, parseSsml } from '../../synth/text/ssml.ts';
 
 /**
  * Characters of normal speech per second at speed 1 (the engines say 13-16; MAX_TEXT_CHARS' 10 000 are about
@@ -34,4 +34,14 @@ export function pieceAudio(script: Script, lexicon: readonly LexiconEntry[] | un
 /** Seconds of audio for `audio` spoken at `speed` (silence does not speed up). */
 export function audioSeconds(audio: PieceAudio, speed: number): number {
   return audio.breakSeconds + audio.expandedChars / (SPEECH_CHARS_PER_SECOND * speed);
+}
+
+/**
+ * What a job's piece is billed, in characters: as written, or more when the audio it holds says more: every alias
+ * and spell-out as said, and its breaks' silence at SPEECH_CHARS_PER_SECOND (issue 44, J2: thirty 10 s breaks behind
+ * a one-letter alias are 4 500 characters of usage, not 1). `ssml` as the plan read the piece.
+ */
+export function billedCharacters(text: string, ssml: boolean, lexicon: readonly LexiconEntry[] | undefined, written: number): number {
+  const audio = pieceAudio(ssml ? parseSsml(text) : plainPieceScript(text), lexicon);
+  return Math.max(written, audio.expandedChars + Math.ceil(audio.breakSeconds * SPEECH_CHARS_PER_SECOND));
 }
