@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
+import parseRange from 'range-parser';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
@@ -59,19 +60,14 @@ function uploadSource(fields: JobUploadFields, fileName: string): JobSource {
 
 /** The one byte range of a Range header, inclusive; null = the whole file; 'bad' = not satisfiable. */
 function byteRange(header: string | undefined, length: number): { start: number; end: number } | null | 'bad' {
-  if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  // Several ranges, or another unit: the whole file, as RFC 9110 allows.
-  if (!m || (m[1] === '' && m[2] === '')) return null;
-  if (m[1] === '') {
-    const suffix = Number(m[2]);
-    if (suffix === 0 || length === 0) return 'bad';
-    return { start: Math.max(0, length - suffix), end: length - 1 };
-  }
-  const start = Number(m[1]);
-  const end = m[2] === '' ? length - 1 : Math.min(Number(m[2]), length - 1);
-  if (start >= length || end < start) return 'bad';
-  return { start, end };
+  // Another unit than bytes: the whole file, as RFC 9110 allows.
+  if (!header?.startsWith('bytes=')) return null;
+  const ranges = parseRange(length, header);
+  // A suffix longer than the file means all of it (RFC 9110 14.1.2); range-parser 1.3 still calls it unsatisfiable.
+  if (ranges === -1 && length > 0 && /^bytes=\s*-\s*\d*[1-9]\d*\s*$/.test(header)) return { start: 0, end: length - 1 };
+  if (ranges === -1) return 'bad';
+  // Malformed, or several ranges: the whole file too.
+  return ranges === -2 || ranges.length !== 1 ? null : ranges[0];
 }
 
 async function sendJobAudio(
