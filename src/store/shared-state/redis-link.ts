@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions, type Result } from 'ioredis';
 import type { RateDecision, SharedEvent } from './shared-state.ts';
 
 export interface RedisTarget {
@@ -21,13 +21,15 @@ export function parseRedisUrl(redisUrl: string, override?: string): RedisTarget 
   return { url: url.toString(), prefix };
 }
 
-/** A Lua script with the hash EVALSHA calls it by. */
-interface LuaScript {
-  source: string;
-  sha: string;
+// The scripts below, as commands of the command connection (ioredis sends each by its hash, and the script itself
+// where the server does not know it yet: first use, a restart, SCRIPT FLUSH).
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    voxsmithHit(key: string, limit: number, windowMs: number, member: string): Result<unknown, Context>;
+    voxsmithLease(key: string, limit: number, ttlMs: number, member: string): Result<unknown, Context>;
+    voxsmithRenew(key: string, ttlMs: number, member: string): Result<unknown, Context>;
+  }
 }
-
-const lua = (source: string): LuaScript => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 
 /** `now`: Redis's own clock in milliseconds, so nodes with skewed clocks agree. */
 const NOW = `local t = redis.call('TIME')
@@ -39,7 +41,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  * allow exactly the limit. The replies mirror the in-memory implementation: {allowed, remaining, retryAfterMs,
  * resetMs}.
  */
-const HIT = lua(`
+const HIT = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -55,13 +57,13 @@ redis.call('ZADD', key, now, ARGV[3])
 redis.call('PEXPIRE', key, window)
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {1, limit - count - 1, 0, tonumber(oldest[2]) + window - now}
-`);
+`;
 
 /**
  * Leases in a sorted set per key: one member per held lease, scored by when it lapses (Redis's clock).
  * Drop the lapsed, count, add when under the limit: one script, so N nodes together hold at most the limit.
  */
-const LEASE = lua(`
+const LEASE = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
@@ -71,16 +73,16 @@ if redis.call('ZCARD', key) >= limit then return 0 end
 redis.call('ZADD', key, now + ttl, ARGV[3])
 redis.call('PEXPIRE', key, ttl)
 return 1
-`);
+`;
 
 /** Moves a held lease's expiry to now + ttl (a lapsed one is not brought back). */
-const RENEW = lua(`
+const RENEW = `
 local key = KEYS[1]
 local ttl = tonumber(ARGV[1])
 ${NOW}
 if redis.call('ZADD', key, 'XX', 'CH', now + ttl, ARGV[2]) == 1 then redis.call('PEXPIRE', key, ttl) end
 return 1
-`);
+`;
 
 // Fail fast rather than queue: while Redis is away every command errors at once and the caller falls
 // back to local state, instead of requests piling up behind a reconnect.
@@ -129,6 +131,9 @@ export class RedisLink {
   ) {
     this.channel = `${target.prefix}events`;
     this.client = new Redis(target.url, COMMAND_OPTIONS);
+    this.client.defineCommand('voxsmithHit', { numberOfKeys: 1, lua: HIT });
+    this.client.defineCommand('voxsmithLease', { numberOfKeys: 1, lua: LEASE });
+    this.client.defineCommand('voxsmithRenew', { numberOfKeys: 1, lua: RENEW });
     // The subscription must come back after a reconnect, so this connection may queue. It is subscribed again here,
     // not by ioredis's autoResubscribe: nothing awaits the SUBSCRIBE that one sends, so a close while it was in
     // flight rejected it unhandled.
@@ -198,18 +203,8 @@ export class RedisLink {
     });
   }
 
-  /** Runs a script by its hash, sending the script itself on its first use on this server (or after a restart or SCRIPT FLUSH). */
-  private async script({ sha, source }: LuaScript, key: string, ...args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.client.evalsha(sha, 1, key, ...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await this.client.eval(source, 1, key, ...args);
-    }
-  }
-
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const reply = await this.script(HIT, `${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`);
+    const reply = await this.client.voxsmithHit(`${this.target.prefix}rl:${key}`, limit, windowMs, `${this.nodeId}:${++this.seq}`);
     if (!Array.isArray(reply) || reply.length !== 4 || !reply.every((n) => typeof n === 'number')) {
       throw new Error('unexpected reply from the rate-limit script');
     }
@@ -220,13 +215,13 @@ export class RedisLink {
   /** Takes a lease; its member id when granted, null when `limit` are held. */
   async lease(key: string, limit: number, ttlMs: number): Promise<string | null> {
     const id = `${this.nodeId}:${++this.seq}`;
-    const reply = await this.script(LEASE, this.leaseKey(key), limit, ttlMs, id);
+    const reply = await this.client.voxsmithLease(this.leaseKey(key), limit, ttlMs, id);
     if (reply !== 0 && reply !== 1) throw new Error('unexpected reply from the lease script');
     return reply === 1 ? id : null;
   }
 
   async renewLease(key: string, id: string, ttlMs: number): Promise<void> {
-    await this.script(RENEW, this.leaseKey(key), ttlMs, id);
+    await this.client.voxsmithRenew(this.leaseKey(key), ttlMs, id);
   }
 
   async releaseLease(key: string, id: string): Promise<void> {
