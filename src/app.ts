@@ -326,7 +326,7 @@ export async function buildApp(config: Readonly<Config>, options: AppOptions = {
     reply.header('X-Request-Id', request.id);
   });
   advertiseKeepAlive(app, config.keepAliveTimeoutMs);
-  readBeforeIdleClose(app.server);
+  readBeforeIdleClose(app.server, app.log);
   // After start-up rather than during it (see VoiceLibrary.index and lazy-schemas.ts).
   app.addHook('onListen', () => {
     setImmediate(() => {

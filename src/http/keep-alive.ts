@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /**
  * How long an idle keep-alive connection is really held, for a `Keep-Alive: timeout=` the responses advertise.
@@ -42,7 +42,7 @@ type ServerSocket = Socket & {
  * connection that received bytes meanwhile is served (the read re-armed its timer; the header and request bounds
  * still apply to what came).
  */
-export function readBeforeIdleClose(server: Server): void {
+export function readBeforeIdleClose(server: Server, log: FastifyBaseLogger): void {
   server.on('timeout', (socket: Socket) => {
     const s = socket as ServerSocket;
     const request = s.parser?.incoming;
@@ -51,7 +51,13 @@ export function readBeforeIdleClose(server: Server): void {
       // Not idle: what Node itself does, unless the request or the response watches its own timeout.
       const handled =
         (request && !request.complete && request.listenerCount('timeout') > 0) || (response && response.listenerCount('timeout') > 0);
-      if (!handled) socket.destroy();
+      if (!handled) {
+        log.warn(
+          { remoteAddress: socket.remoteAddress, answered: response?.headersSent ?? false },
+          'connection closed on an unfinished request: socket timeout',
+        );
+        socket.destroy();
+      }
       return;
     }
     const read = socket.bytesRead;
