@@ -7,32 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { piperIds } from '../../src/synth/engines/piper/ids.ts';
+import { PIPER_DEFAULT_ID_MAP, PIPER_SYMBOLS } from '../helpers/piper-default-ids.ts';
 
-/** piper-phonemize's default phoneme_id_map (the one in every espeak Piper voice's .onnx.json), in id order from 0. */
-const SYMBOLS = [
-  ..."_^$ !'(),-.:;?abcdefhijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʲˈˌːˑ˞βθχᵻⱱ0123456789",
-  '\u0327',
-  '\u0303',
-  '\u032a',
-  '\u032f',
-  '\u0329',
-  'ʰ',
-  'ˤ',
-  'ε',
-  '↓',
-  '#',
-  '"',
-  '↑',
-  '\u033a',
-  '\u033b',
-  'g',
-  'ʦ',
-  'X',
-  '\u031d',
-  '\u030a',
-];
-const ID_MAP: Record<string, number[]> = Object.fromEntries(SYMBOLS.map((s, i) => [s, [i]]));
-const ID_SYMBOL = new Map(SYMBOLS.map((s, i) => [i, s]));
+const ID_MAP = PIPER_DEFAULT_ID_MAP;
+const ID_SYMBOL = new Map(PIPER_SYMBOLS.map((s, i) => [i, s]));
 
 /** The espeak voice of each recommended Piper voice, by the corpus file its sentences come from. */
 const CORPUS: Record<string, string[]> = { en: ['en-us', 'en-gb-x-rp'], de: ['de'], fr: ['fr'], es: ['es'] };
