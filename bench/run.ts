@@ -31,6 +31,7 @@ import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
 import { wordErrorRate } from './sections/wer.ts';
 import { inputStreamingUnderLoad } from './sections/input-streaming-load.ts';
+import { vendorSockets } from './sections/vendor-sockets.ts';
 import { allThreadsWarm, startService, type BenchService } from './service.ts';
 import { fixed } from './stats.ts';
 import { VOICES } from './texts.ts';
@@ -50,7 +51,7 @@ const SIDE_BY_SIDE: SideBySideOptions = {
   streams: [32, 64],
   idleShorts: quick ? 5 : 20,
 };
-const ONLY = ['side-by-side', 'input-streaming'] as const;
+const ONLY = ['side-by-side', 'input-streaming', 'voice-agents'] as const;
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes one of: ${ONLY.join(', ')}`);
@@ -124,6 +125,22 @@ async function inputStreamingSection(): Promise<void> {
   } finally {
     await own.stop();
   }
+}
+
+async function voiceAgentSection(): Promise<void> {
+  const own = await startService();
+  try {
+    done(20, await vendorSockets(own.base, own.key, quick ? 3 : 10));
+  } finally {
+    await own.stop();
+  }
+}
+
+if (only === 'voice-agents') {
+  log('20 voice-agent sockets: first audio and barge-in');
+  await voiceAgentSection();
+  agent.destroy();
+  process.exit(0);
 }
 
 if (only === 'input-streaming') {
@@ -236,6 +253,9 @@ agent.destroy();
 
 log('19 input streaming: last word to first audio, quiet and with six busy loops');
 await inputStreamingSection();
+
+log('20 voice-agent sockets: first audio and barge-in');
+await voiceAgentSection();
 
 log('13 start to ready and idle memory with 2 workers');
 done(13, await startup(quick ? 1 : 3));

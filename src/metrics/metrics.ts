@@ -38,7 +38,8 @@ export class Metrics {
   private readonly refusals: Counter<'policy'>;
   private readonly jobPieces: Counter<'outcome'>;
   private poolSource: (() => PoolStats) | null = null;
-  private streamSource: (() => number) | null = null;
+  /** Each door's count of open speech sockets (ours and the vendors'). */
+  private readonly streamSources: Array<() => number> = [];
   private schedulerSource: (() => SchedulerStats) | null = null;
   private cacheSource: (() => CacheStats | null) | null = null;
 
@@ -162,7 +163,11 @@ export class Metrics {
     gauge('voxsmith_synthesis_cache_bytes', 'Bytes the synthesis cache holds (audio plus timings)', () => cache()?.bytes ?? 0);
     gauge('voxsmith_synthesis_cache_max_bytes', 'The synthesis cache bound (CACHE_MB); 0 when it is off', () => cache()?.maxBytes ?? 0);
     gauge('voxsmith_synthesis_cache_entries', 'Answers the synthesis cache holds', () => cache()?.entries ?? 0);
-    gauge('voxsmith_websocket_streams_active', 'Open WebSocket streams (/v1/ws/stream)', () => this.streamSource?.() ?? 0);
+    gauge(
+      'voxsmith_websocket_streams_active',
+      'Open speech WebSockets (/v1/ws/stream and the ElevenLabs, Cartesia and Deepgram sockets)',
+      () => this.streamSources.reduce((sum, count) => sum + count(), 0),
+    );
   }
 
   /** The worker pool whose queue the gauges report. */
@@ -180,9 +185,9 @@ export class Metrics {
     this.cacheSource = stats;
   }
 
-  /** The set of open WebSocket streams (it lives in the stream plugin's own context). */
+  /** A door's open speech sockets (each door keeps its own set; the gauge is their sum). */
   watchStreams(count: () => number): void {
-    this.streamSource = count;
+    this.streamSources.push(count);
   }
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {

@@ -33,6 +33,7 @@ export function vendorSockets(
   label: string,
 ): (principal: Principal, close: (code: number, reason: string) => void, log: FastifyBaseLogger) => () => void {
   const open = new OpenStreams();
+  app.services.metrics.watchStreams(() => open.size);
   const unsubscribe = app.services.sharedState.subscribe((event) => open.onEvent(event));
   app.services.shutdown.add('doors', label, () => {
     unsubscribe();
