@@ -214,7 +214,7 @@ export class JobRunner {
         if (isPermanent(err)) return this.failJob(jobId, `piece ${n} could not be spoken: ${err.message}`);
         throw err;
       }
-      const result = await store.storePiece(jobId, n, await deflatePcm(rendered.pcm), rendered.samples, this.nodeId);
+      const result = await store.storePiece(jobId, n, await deflatePcm(rendered.pcm), rendered.samples, this.nodeId, rendered.words);
       if (result.stored) {
         await rendered.bill();
         metrics.observeJobPiece('stored');

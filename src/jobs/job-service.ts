@@ -13,6 +13,8 @@ import type { JobPlan } from './document/plan.ts';
 import type { DocumentReader } from './document-reader.ts';
 import { chapterPart, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
 import type { JobRunner } from './job-runner.ts';
+import { JobOutputs } from './outputs/job-outputs.ts';
+import { safeName } from './file-names.ts';
 
 export interface JobLimits {
   maxChars: number;
@@ -114,17 +116,6 @@ function jobAudioSeconds(plan: JobPlan, speed: number): number {
   return Math.ceil(seconds * 10) / 10;
 }
 
-/** A file name from a title: letters, digits and a few marks, never a path. */
-function safeName(title: string, fallback: string): string {
-  const name = title
-    .normalize('NFKD')
-    .replace(/[^\w .-]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 80);
-  return name === '' ? fallback : name;
-}
-
 export class JobService {
   constructor(
     private readonly deps: {
@@ -135,7 +126,12 @@ export class JobService {
       sharedState: SharedState;
       limits: JobLimits;
     },
-  ) {}
+  ) {
+    this.outputs = new JobOutputs(deps.store, deps.speech);
+  }
+
+  /** A finished job's other downloads: its chapters as a zip, a read-along EPUB. */
+  readonly outputs: JobOutputs;
 
   /** Accepts a job (202): everything that can be refused is refused here, before any synthesis. */
   async create(caller: SpeechCaller, input: NewJobInput): Promise<Job> {

@@ -8,11 +8,12 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { lockUserForCap } from '../accounts/user-lock.ts';
 import { AppError } from '../errors.ts';
 import type { JobSource } from '../schemas/jobs.ts';
-import type { SpeechFormat } from '../schemas/speech.ts';
+import type { SpeechFormat, WordTiming } from '../schemas/speech.ts';
 import type { Db, Dialect } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import type { Break } from '../synth/text/split.ts';
 import type { JobPlan } from './document/plan.ts';
+import { decodePieceWords, encodePieceWords, type PieceWord } from './piece-words.ts';
 
 export interface JobsTable {
   id: string;
@@ -78,6 +79,8 @@ export interface JobPiecesTable {
   pcm_deflated: number;
   samples: number | string | null;
   rendered_by: string | null;
+  /** The piece's word timings (piece-words.ts), kept after its PCM is dropped. */
+  words: string | null;
 }
 
 export interface JobAudioTable {
@@ -112,6 +115,14 @@ export interface PieceRow {
   characters: number;
   pauseBefore: Break | null;
   stored: boolean;
+}
+
+/** A stored piece as a read-along book shows it. */
+export interface SpokenPiece {
+  text: string;
+  ssml: boolean;
+  samples: number;
+  words: PieceWord[];
 }
 
 /** A piece's PCM as it is stored: deflated (what pieces are stored as now), or the samples as they are. */
@@ -406,12 +417,13 @@ export class JobStore {
     pcm: StoredPcm,
     samples: number,
     node: string,
+    words: readonly WordTiming[] = [],
   ): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
     const bytes = Buffer.from(pcm.bytes.buffer, pcm.bytes.byteOffset, pcm.bytes.byteLength);
     return this.db.transaction().execute(async (trx) => {
       const piece = await trx
         .updateTable('job_pieces')
-        .set({ pcm: bytes, pcm_deflated: pcm.deflated ? 1 : 0, samples, rendered_by: node })
+        .set({ pcm: bytes, pcm_deflated: pcm.deflated ? 1 : 0, samples, rendered_by: node, words: encodePieceWords(words) })
         .where('job_id', '=', jobId)
         .where('n', '=', n)
         .where('samples', 'is', null)
@@ -467,6 +479,19 @@ export class JobStore {
       if (!r || r.samples === null || r.pcm === null) throw new Error(`piece ${n} of job ${jobId} has no stored audio`);
       yield r.pcm_deflated === 1 ? await inflatePcm(r.pcm) : r.pcm;
     }
+  }
+
+  /** What a chapter's pieces said and when (a read-along book's text and timings), in order. */
+  async chapterText(jobId: string, chapter: ChapterRow): Promise<SpokenPiece[]> {
+    const rows = await this.db
+      .selectFrom('job_pieces')
+      .select(['text', 'ssml', 'samples', 'words'])
+      .where('job_id', '=', jobId)
+      .where('n', '>=', chapter.first_piece)
+      .where('n', '<', chapter.first_piece + chapter.pieces)
+      .orderBy('n')
+      .execute();
+    return rows.map((r) => ({ text: r.text, ssml: r.ssml === 1, samples: Number(r.samples ?? 0), words: decodePieceWords(r.words) }));
   }
 
   /** Drops the PCM of the pieces of a chapter (its encoded audio is stored; the pieces stay counted). */

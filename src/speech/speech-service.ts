@@ -19,6 +19,7 @@ import {
   SPEED_MAX,
   SPEED_MIN,
   type OpenAiVoiceName,
+  type WordTiming,
 } from '../schemas/speech.ts';
 import type { LexiconService } from '../lexicons/lexicon-service.ts';
 import type { Metrics, SpeechEndpoint } from '../metrics/metrics.ts';
@@ -92,6 +93,8 @@ export interface RenderedPiece {
   pcm: Uint8Array;
   samples: number;
   characters: number;
+  /** Each spoken word's time in the piece's audio and its span in the piece's text (a read-along book's timings). */
+  words: WordTiming[];
   /** Records the piece's usage; the caller calls it once, after storing the piece. */
   bill(): Promise<void>;
 }
@@ -229,6 +232,11 @@ export class SpeechService {
     return { voiceId: voice.id, speed, lexicon };
   }
 
+  /** The language a voice speaks (BCP 47), or null if it is gone: what a read-along book declares. */
+  async voiceLanguage(userId: string, voiceId: string): Promise<string | null> {
+    return (await this.deps.voices.resolve(voiceId, userId))?.language ?? null;
+  }
+
   /**
    * One piece of a long-form job, rendered whole as 16-bit PCM at 24 kHz: at background priority (after every
    * interactive request waiting for a slot, and off the worker thread kept for them) and never from or into the
@@ -238,10 +246,12 @@ export class SpeechService {
   async renderPiece(caller: SpeechCaller, input: Omit<SpeechInput, 'format' | 'door'>, signal: AbortSignal): Promise<RenderedPiece> {
     const speech = await this.deliver(caller, { ...input, format: 'pcm', door: 'jobs' }, signal, { billed: false, background: true });
     const parts: Uint8Array[] = [];
+    const words: WordTiming[] = [];
     let bytes = 0;
     for await (const chunk of speech.chunks) {
       parts.push(chunk.bytes);
       bytes += chunk.bytes.length;
+      if (chunk.words) words.push(...chunk.words);
     }
     const pcm = new Uint8Array(bytes);
     let at = 0;
@@ -257,6 +267,7 @@ export class SpeechService {
       pcm,
       samples: bytes >> 1,
       characters: speech.characters,
+      words,
       bill: () => usage.record(caller.userId, caller.keyId, billed),
     };
   }

@@ -19,6 +19,8 @@ import {
   type JobUploadFields,
 } from '../../schemas/jobs.ts';
 import type { JobAudio } from '../../jobs/job-service.ts';
+import type { JobDownload } from '../../jobs/outputs/job-outputs.ts';
+import { JobAudioQuery, JobEpubQuery } from '../../schemas/job-outputs.ts';
 import { isSsml } from '../../speech/markup.ts';
 import { requireScope } from '../plugins/auth.ts';
 import { readMultipartBody } from '../multipart-body.ts';
@@ -98,6 +100,15 @@ async function sendJobAudio(
   reply.header('Content-Length', String(end - start + 1));
   if (request.method === 'HEAD' || audio.length === 0) return reply.send();
   return reply.send(Readable.from(app.services.jobs.read(id, audio, start, end), { objectMode: false }));
+}
+
+/** A download made as it is sent (a zip of stored audio): its length is not known ahead, so it has no Range. */
+function sendDownload(reply: FastifyReply, download: JobDownload): FastifyReply {
+  reply
+    .type(download.contentType)
+    .header('Cache-Control', 'private, no-cache')
+    .header('Content-Disposition', `attachment; filename="${download.fileName.replace(/"/g, '')}"`);
+  return reply.send(Readable.from(download.body, { objectMode: false }));
 }
 
 function userOf(request: FastifyRequest): string {
@@ -279,13 +290,39 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
       ...jobRoute,
       schema: {
         summary: 'The whole book’s audio',
-        description: 'Once the job is done (409 before). MP3 carries ID3v2 chapters (CHAP, CTOC) and title/author tags. Supports Range.',
+        description:
+          'Once the job is done (409 before). MP3 carries ID3v2 chapters (CHAP, CTOC) and title/author tags. Supports Range. ' +
+          'With `layout=chapters`: a zip (streamed, no Range) holding one file per chapter in order, named by number and title.',
         params: JobParams,
+        querystring: JobAudioQuery,
         response: audioResponses,
       },
     },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (request.query.layout === 'chapters') return sendDownload(reply, await jobs.outputs.chaptersZip(userOf(request), id));
+      return sendJobAudio(app, request, reply, id, await jobs.bookAudio(userOf(request), id));
+    },
+  );
+
+  r.get(
+    '/v1/jobs/:id/epub',
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'The book as a read-along EPUB 3',
+        description:
+          'Once an MP3 job is done (409 before, or for another format): each chapter’s text as XHTML with a Media Overlay (SMIL) per ' +
+          'chapter whose clips are the rendered word timings, by sentence or by word (`granularity`), and the chapters’ MP3 inside.',
+        params: JobParams,
+        querystring: JobEpubQuery,
+        response: {
+          200: { description: 'The EPUB', content: { 'application/epub+zip': { schema: { type: 'string', format: 'binary' } } } },
+        },
+      },
+    },
     async (request, reply) =>
-      sendJobAudio(app, request, reply, request.params.id, await jobs.bookAudio(userOf(request), request.params.id)),
+      sendDownload(reply, await jobs.outputs.epub(userOf(request), request.params.id, request.query.granularity ?? 'sentence')),
   );
 
   r.get(

@@ -8,6 +8,7 @@ import * as jobs from './007-jobs.ts';
 import * as wyoming from './008-wyoming.ts';
 import * as keyParents from './009-key-parents.ts';
 import * as jobBounds from './010-job-bounds.ts';
+import * as pieceWords from './011-piece-words.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-wyoming': wyoming,
   '009-key-parents': keyParents,
   '010-job-bounds': jobBounds,
+  '011-piece-words': pieceWords,
 };
 
 export const migrationProvider: MigrationProvider = {
