@@ -4,12 +4,16 @@
 // catalogue); we sign in through the outbox in the volume, create a key, speak, stream over the WebSocket and
 // breed a voice; SIGTERM ends it. The second start, from a new container on the same folder, still has the key,
 // the bred voice and the installed model. `buildah run` shares the host's network, so the service listens on
-// free ports given by env; the image's own defaults are checked in its configuration.
+// free ports given by env; the image's own defaults are checked in its configuration. Last, compose.scale.yaml's two
+// nodes run from the same image on PostgreSQL and Redis behind a balancer.
 // Prints one line per check and, last, "N passed, N failed"; exits 1 on any failure.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { freePort } from '../helpers/process.ts';
+import { dropSchema, TEST_PG_URL, TEST_REDIS_URL } from '../helpers/stores.ts';
 import { startCatalogServer, type CatalogServer } from '../helpers/voice-catalog-server.ts';
 import { StreamClient } from '../helpers/ws-client.ts';
 import { WyomingClient } from '../helpers/wyoming-client.ts';
@@ -153,7 +157,7 @@ chownSync(volume, imageUid, imageUid);
 const containers: string[] = [];
 let catalog: CatalogServer | undefined;
 
-async function start(extraEnv: Record<string, string>): Promise<Running> {
+async function start(extraEnv: Record<string, string>, mounts: Record<string, string> = { [volume]: '/data' }): Promise<Running> {
   const ctr = buildah('from', '--pull=never', image);
   containers.push(ctr);
   // `buildah run` mounts storage of its own on an image's VOLUME, over a -v on the same path (Docker's -v replaces
@@ -168,8 +172,7 @@ async function start(extraEnv: Record<string, string>): Promise<Running> {
       'run',
       '--isolation',
       'chroot',
-      '-v',
-      `${volume}:/data`,
+      ...Object.entries(mounts).flatMap(([host, inside]) => ['-v', `${host}:${inside}`]),
       ...Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
       ctr,
       '--',
@@ -281,6 +284,166 @@ function speechCheck(wav: Buffer): boolean | string {
 const post = (base: string, path: string, json: unknown, headers: Record<string, string> = {}): Promise<Response> =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
 
+/**
+ * The magic-link sign-in as a user does it (the mail read from an outbox in a data volume: whichever node sent
+ * it), then a key made with the session.
+ */
+async function signInWithKey(base: string, volumes: string[], email: string): Promise<{ key: string; id: string; link: string } | string> {
+  const login = await post(base, '/api/auth/login', { email });
+  if (login.status !== 200) return `login: ${login.status}`;
+  const mails = volumes.flatMap((v) => {
+    const outbox = join(v, 'outbox');
+    return existsSync(outbox) ? readdirSync(outbox).map((f) => join(outbox, f)) : [];
+  });
+  const text = mails.map((f) => readFileSync(f, 'utf8')).find((m) => m.includes(email));
+  if (!text) return `no mail to ${email} in /data/outbox`;
+  const link = /https?:\/\/\S+\/verify\?token=([A-Za-z0-9_-]+)/.exec(text);
+  if (!link) return 'no link in the mail';
+  const verify = await post(base, '/api/auth/verify', { token: link[1] });
+  if (verify.status !== 200) return `verify: ${verify.status}`;
+  const cookie = verify.headers.getSetCookie()[0].split(';')[0];
+  const created = await post(base, '/api/auth/api-keys', { name: 'container' }, { cookie, origin: base });
+  if (created.status !== 201) return `key: ${created.status} ${await created.text()}`;
+  const { key, id } = (await created.json()) as { key: string; id: string };
+  return { key, id, link: link[0] };
+}
+
+const SCALE_SCHEMA = `container_scale_${process.pid}`;
+const scaleDirs: string[] = [];
+
+/** A round-robin TCP balancer over `ports`: each new connection goes to the next node, bytes both ways. */
+async function roundRobin(port: number, ports: number[]): Promise<{ close: () => void }> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(ports[next++ % ports.length], '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.once('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+async function scaleOut(): Promise<void> {
+  const file = parse(readFileSync(new URL('../../compose.scale.yaml', import.meta.url), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string>; volumes?: string[] }>;
+  };
+  const nodes = Object.entries(file.services).filter(([, s]) => s.environment?.DATABASE_URL !== undefined);
+  const composeEnv = nodes[0]?.[1].environment ?? {};
+  if (
+    !check('compose.scale.yaml has two or more Voxsmith nodes on DATABASE_URL and REDIS_URL', nodes.length >= 2 && !!composeEnv.REDIS_URL)
+  )
+    return;
+  const voices = mkdtempSync('/var/tmp/voxsmith-container-voices-');
+  scaleDirs.push(voices);
+  chownSync(voices, imageUid, imageUid);
+  const balancerPort = await freePort();
+  const env: Record<string, string> = {
+    ...composeEnv,
+    DATABASE_URL: `${TEST_PG_URL}?schema=${SCALE_SCHEMA}`,
+    REDIS_URL: `${TEST_REDIS_URL}/0?prefix=${SCALE_SCHEMA}:`,
+    PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
+    VOICES_CATALOG_URL: catalog?.catalogUrl ?? '',
+    WYOMING_PORT: 'off',
+  };
+  delete env.SMTP_URL;
+  const voicesMount = composeEnv.VOICES_DIR ?? '/voices';
+  const running: Running[] = [];
+  const dirs: string[] = [];
+  const served = catalog?.requests.length ?? 0;
+  for (let i = 0; i < 2; i++) {
+    const data = mkdtempSync('/var/tmp/voxsmith-container-node-');
+    scaleDirs.push(data);
+    dirs.push(data);
+    chownSync(data, imageUid, imageUid);
+    running.push(await start(env, { [data]: '/data', [voices]: voicesMount }));
+  }
+  const [one, two] = running;
+  const balancer = await roundRobin(
+    balancerPort,
+    running.map((r) => r.port),
+  );
+  const base = `http://127.0.0.1:${balancerPort}`;
+  try {
+    const up = await step('scale-out: two nodes of the image on PostgreSQL + Redis answer /readyz', async () => {
+      for (const r of running) {
+        const ok = await ready(r);
+        if (ok !== true) return ok;
+      }
+      return true;
+    });
+    if (!up) return;
+    let scaleKey = '';
+    let scaleKeyId = '';
+    await step('scale-out: sign in and make a key through the balancer', async () => {
+      const signedIn = await signInWithKey(base, dirs, 'scale@example.com');
+      if (typeof signedIn === 'string') return signedIn;
+      scaleKey = signedIn.key;
+      scaleKeyId = signedIn.id;
+      return true;
+    });
+    await step('scale-out: the key speaks on each node', async () => {
+      for (const r of running) {
+        const ok = speechCheck(await speak(r.base, scaleKey, 'flite-slt', 'One database, two nodes.'));
+        if (ok !== true) return `${r.base}: ${ok}`;
+      }
+      return true;
+    });
+    await step('scale-out: VOICES_INSTALL on both nodes downloads the natural voice once, and each node serves it', async () => {
+      const deadline = Date.now() + 180_000;
+      for (const r of running) {
+        for (;;) {
+          const listed = (await (await fetch(`${r.base}/api/voices?engine=piper`)).json()) as { voices: { id: string }[] };
+          if (listed.voices.some((v) => v.id === NATURAL_ID)) break;
+          if (Date.now() > deadline) return `${r.base} does not list it: ${r.output().slice(-1500)}`;
+          await new Promise((res) => setTimeout(res, 500));
+        }
+      }
+      const downloads = catalog?.requests.slice(served).filter((q) => q.path.endsWith(`${NATURAL}.onnx`)) ?? [];
+      if (downloads.length !== 1) return `${downloads.length} downloads of the model`;
+      return speechCheck(await speak(two.base, scaleKey, NATURAL_ID, 'Downloaded once, spoken everywhere.'));
+    });
+    await step('scale-out: a WebSocket stream through the balancer plays', async () => {
+      const ws = await StreamClient.open(`${base.replace('http', 'ws')}/v1/ws/stream?token=${scaleKey}`, { timeoutMs: 60_000 });
+      try {
+        ws.send({ type: 'synthesize', text: 'Through the balancer.', voice_id: 'flite-slt', id: 'b1' });
+        const done = await ws.until((m) => m.type === 'done' && m.id === 'b1');
+        const samples = ws.samples((m) => m.id === 'b1');
+        return (samples.length > 0 && samples.length === done.samples) || `${samples.length} samples (done says ${done.samples})`;
+      } finally {
+        ws.close();
+      }
+    });
+    await step('scale-out: a key revoked on one node is refused by the other', async () => {
+      const bearer = { authorization: `Bearer ${scaleKey}` };
+      const revoke = await fetch(`${one.base}/api/auth/api-keys?key_id=${scaleKeyId}`, { method: 'DELETE', headers: bearer });
+      if (revoke.status !== 200) return `revoke: ${revoke.status} ${await revoke.text()}`;
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const res = await fetch(`${two.base}/api/auth/api-keys`, { headers: bearer });
+        if (res.status === 401) return true;
+        if (Date.now() > deadline) return `the other node still answers ${res.status}`;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+  } finally {
+    balancer.close();
+    for (const r of running) {
+      const { code } = await stop(r).catch(() => ({ code: null }));
+      if (code !== 0) console.log(`  scale-out node ${r.base} exit ${code}: ${r.output().slice(-800)}`);
+    }
+  }
+}
+
 const NATURAL = 'en_US-lessac-medium';
 const NATURAL_ID = 'piper-en-us-lessac-medium';
 const ADDED = 'en_GB-alba-medium';
@@ -313,23 +476,12 @@ try {
       return r.status === 0 || `exit ${r.status}: ${r.stderr}`;
     });
     await step('sign in through the magic link in the outbox in the volume (and in the log), and create a key', async () => {
-      const email = 'container@example.com';
-      const login = await post(first.base, '/api/auth/login', { email });
-      if (login.status !== 200) return `login: ${login.status}`;
-      const outbox = join(volume, 'outbox');
-      const mail = readdirSync(outbox).sort().at(-1);
-      if (!mail) return 'no mail in /data/outbox';
-      const link = /https?:\/\/\S+\/verify\?token=([A-Za-z0-9_-]+)/.exec(readFileSync(join(outbox, mail), 'utf8'));
-      if (!link) return 'no link in the mail';
+      const signedIn = await signInWithKey(first.base, [volume], 'container@example.com');
+      if (typeof signedIn === 'string') return signedIn;
       // The log reaches us through buildah's pipe: allow it a moment.
-      for (let i = 0; i < 50 && !first.output().includes(link[0]); i++) await new Promise((res) => setTimeout(res, 200));
-      if (!first.output().includes(link[0])) return 'the link is not in the log (docker logs)';
-      const verify = await post(first.base, '/api/auth/verify', { token: link[1] });
-      if (verify.status !== 200) return `verify: ${verify.status}`;
-      const cookie = verify.headers.getSetCookie()[0].split(';')[0];
-      const created = await post(first.base, '/api/auth/api-keys', { name: 'container' }, { cookie, origin: first.base });
-      if (created.status !== 201) return `key: ${created.status} ${await created.text()}`;
-      key = ((await created.json()) as { key: string }).key;
+      for (let i = 0; i < 50 && !first.output().includes(signedIn.link); i++) await new Promise((res) => setTimeout(res, 200));
+      if (!first.output().includes(signedIn.link)) return 'the link is not in the log (docker logs)';
+      key = signedIn.key;
       return true;
     });
     await step('/v1/speak answers speech (WAV decoded: length and level)', async () =>
@@ -450,10 +602,17 @@ try {
     });
     return r.status === 1 || `exit ${r.status}`;
   });
+  // ---- Scale-out: compose.scale.yaml's nodes, from this image, on PostgreSQL and Redis behind a balancer.
+  // Compose cannot run here, so its voxsmith service's environment is read from the file and given to two
+  // containers of the image, with the addresses its service names stand for replaced by this machine's
+  // PostgreSQL and Redis (a schema and a key prefix of their own) and the catalogue by the stand-in; mail goes to
+  // each node's outbox instead of Mailpit. The balancer is a round-robin TCP forwarder (it passes upgrades).
+  await scaleOut();
 } finally {
   await catalog?.close();
   for (const ctr of containers) spawnSync('buildah', ['rm', ctr]);
-  rmSync(volume, { recursive: true, force: true });
+  for (const dir of [volume, ...scaleDirs]) rmSync(dir, { recursive: true, force: true });
+  await dropSchema(SCALE_SCHEMA).catch(() => undefined);
 }
 
 console.log(`${passed} passed, ${failed} failed`);
