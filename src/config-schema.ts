@@ -13,6 +13,7 @@ export const DEFAULT_VOICES_CATALOG_URL = 'https://huggingface.co/rhasspy/piper-
 export const DEFAULT_KOKORO_FILES_URL = 'https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/';
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export const WARM_UPS = ['full', 'minimal'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const MINUTE = 60_000;
@@ -246,6 +247,17 @@ export const ConfigSchema = Type.Object({
     },
   ),
   workers: wholeOrNull('WORKERS', 1, 256, 'synthesis worker threads; unset: CPU count + 1'),
+  // Minimal: only what the default voice needs before ready, the rest on first use (cheaper starts where CPU,
+  // not the first request's latency, counts: small hosts, the tests' servers).
+  warmUp: Type.Union(
+    WARM_UPS.map((m) => Type.Literal(m)),
+    {
+      env: 'WARM_UP',
+      default: 'full',
+      description:
+        'what each synthesis thread warms at start: `full` every engine and codec, `minimal` what the default voice needs (the rest on first use)',
+    },
+  ),
   // Workers x this is the fair queue's slot count. A slot held by a slow listener costs little: the worker renders
   // only a little ahead of it.
   slotsPerWorker: whole('SYNTHESIS_SLOTS_PER_WORKER', 32, 1, 1024, 'syntheses each worker interleaves'),

@@ -30,6 +30,7 @@ export async function startSpeechEngines(config: Readonly<Config>): Promise<Spee
     espeakData,
     // Most requests use it: its first use (a loudness measurement, the pipeline's first runs) happens at start.
     warmVoices: [resolveBuiltin(DEFAULT_VOICE_ID)!.spec],
+    minimalWarmUp: config.warmUp === 'minimal',
   });
   return { synthesizer, workers, neural };
 }

@@ -38,6 +38,15 @@ for (const [name, env, pattern] of [
   });
 }
 
+test('WARM_UP: full by default; minimal accepted; anything else refused naming the variable', () => {
+  assert.equal(loadConfig({}).warmUp, 'full');
+  assert.equal(loadConfig({ WARM_UP: 'minimal' }).warmUp, 'minimal');
+  assert.throws(
+    () => loadConfig({ WARM_UP: 'lazy' }),
+    (err: unknown) => err instanceof ConfigError && /WARM_UP must be one of full, minimal/.test(err.message),
+  );
+});
+
 test('TRUST_PROXY: off by default; true, hop counts and address lists accepted; garbage refused', () => {
   assert.equal(loadConfig({}).trustProxy, false);
   assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);

@@ -71,6 +71,11 @@ export interface WorkerSettings {
    * given, only their engines load before the thread reports ready, the others just after; without, all.
    */
   warmVoices?: VoiceSpec[];
+  /**
+   * Only what the warm voices need is warmed (before ready); the other engines and the late codecs load on
+   * their first request instead of just after ready (WARM_UP=minimal).
+   */
+  minimalWarmUp?: boolean;
   /** The flite library, compiled once by the main thread and shared by every thread (see flite/library.ts). */
   flite?: CompiledFlite;
   /** espeak-ng's data, read once by the main thread and shared by every thread (see espeak/module.ts). */

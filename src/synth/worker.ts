@@ -79,6 +79,7 @@ void (async () => {
     warmTurns?.markReady();
     give?.();
     give = undefined;
+    if (settings.minimalWarmUp) return;
     await warmTurns?.everyoneReady();
     give = await warmTurns?.take();
     await warmUpPipeline(LATE_FORMATS);

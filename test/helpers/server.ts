@@ -62,6 +62,13 @@ export interface StartOptions extends AppOptions {
 }
 
 /**
+ * A test server's synthesis pool: one thread that warms only the default voice. Threads warming every engine
+ * were most of the suite's CPU (seconds each, ~120 servers). A test of how threads share work or of a warm
+ * start sets WORKERS (or WARM_UP=full) in its env, which goes over these.
+ */
+export const TEST_POOL: Readonly<Record<string, string>> = { WORKERS: '1', WARM_UP: 'minimal' };
+
+/**
  * Waits until every readiness check has settled (passed or failed). A test that called /readyz does this
  * before closing the server, so no check is left waiting on a part that closing shuts down (engines
  * warming up when the server closes would otherwise keep the test process alive).
@@ -105,6 +112,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
     // Wyoming is on by default at 10200: servers of parallel tests must not contend for it (its tests pass 0).
     WYOMING_PORT: 'off',
+    ...TEST_POOL,
     ...options.env,
   });
   let app: Awaited<ReturnType<typeof buildApp>>;

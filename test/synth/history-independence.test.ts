@@ -7,9 +7,11 @@ import { test } from 'node:test';
 import { useService } from '../helpers/fixture.ts';
 import { assertStatus } from '../helpers/responses.ts';
 
-// Without the synthesis cache: a repeated request must be synthesized again, not served from the first.
+// Without the synthesis cache: a repeated request must be synthesized again, not served from the first. Two
+// threads, so "whichever thread" is asked too; each warms only the default voice, so espeak's first request runs
+// on a fresh engine.
 
-const s = useService({ env: { CACHE_MB: '0' }, user: 'history@example.com' });
+const s = useService({ env: { CACHE_MB: '0', WORKERS: '2' }, user: 'history@example.com' });
 
 async function pcm(text: string, voice_id: string): Promise<Buffer> {
   const res = await s.call('/v1/speak', { json: { text, voice_id, format: 'pcm' } });
