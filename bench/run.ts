@@ -6,6 +6,7 @@
 //   npm run bench -- --quick       a smoke run with few repetitions; does not write RESULTS.md
 //   npm run bench -- --only side-by-side   sections 16, 17 and 18 alone (with --quick too); does not write RESULTS.md
 //   npm run bench -- --only input-streaming   section 19 alone (with --quick too); does not write RESULTS.md
+//   npm run bench -- --only off-loop       section 21 alone; does not write RESULTS.md
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -29,6 +30,7 @@ import { streamsAtOnce } from './sections/streams-64.ts';
 import { MAX_EDGE_STREAMS, sideBySide, type SideBySideOptions } from './sections/side-by-side.ts';
 import { cpuPerAudioSecond } from './sections/cpu-per-audio.ts';
 import { startup } from './sections/startup.ts';
+import { offLoop } from './sections/off-loop.ts';
 import { wordErrorRate } from './sections/wer.ts';
 import { inputStreamingUnderLoad } from './sections/input-streaming-load.ts';
 import { vendorSockets } from './sections/vendor-sockets.ts';
@@ -51,7 +53,7 @@ const SIDE_BY_SIDE: SideBySideOptions = {
   streams: [32, 64],
   idleShorts: quick ? 5 : 20,
 };
-const ONLY = ['side-by-side', 'input-streaming', 'voice-agents'] as const;
+const ONLY = ['side-by-side', 'input-streaming', 'voice-agents', 'off-loop'] as const;
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 if (only !== undefined && !(ONLY as readonly string[]).includes(only)) throw new Error(`--only takes one of: ${ONLY.join(', ')}`);
@@ -160,6 +162,17 @@ if (only === 'side-by-side') {
   process.exit(0);
 }
 
+if (only === 'off-loop') {
+  const own = await startService();
+  try {
+    done(21, await offLoop(own.base, own.key));
+  } finally {
+    await own.stop();
+    agent.destroy();
+  }
+  process.exit(0);
+}
+
 log('1/7 engines (bench/engines.ts), before the service starts');
 done(1, await engineRtf(SETTINGS.engineRuns));
 
@@ -187,6 +200,9 @@ try {
   log('3/7 WebSocket first chunk');
   const latency = await streamLatency(service.base, service.key, SETTINGS.runs);
   done(3, latency.section);
+
+  log('21 work kept off the event loop: a million-heading job, a deep PLS, a 2 000-rule lexicon');
+  done(21, await offLoop(service.base, service.key));
 
   log('12 word error rate: native flite vs the service, heard by pocketsphinx');
   done(12, await wordErrorRate(service.base, service.key, VOICES[0]));

@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { buildEpub } from '../helpers/epub.ts';
@@ -8,36 +7,35 @@ import { useService } from '../helpers/fixture.ts';
 
 // Jobs bounded before any work starts (issue 44, J1): a 4 MB Markdown body of a million one-character headings
 // once stalled the event loop for 48 s and kept /healthz from answering for minutes; it is now refused by the
-// document thread on its chapter count, while the event loop stays free.
+// document thread on its chapter count, while the event loop stays free. How long the refusal and the probes
+// take is measured by `npm run bench` (section 21), not bounded here.
 
 interface ErrorBody {
   error: string;
   code: string;
 }
 
-/** Polls /healthz until `done` settles: how many answered, and the slowest answer (ms). */
-async function healthWhile<T>(base: string, done: Promise<T>): Promise<{ result: T; answered: number; failed: number; slowestMs: number }> {
+/** Polls /healthz until `done` settles: how many probes answered 200 before it did, and what the others got. */
+async function healthWhile<T>(base: string, done: Promise<T>): Promise<{ result: T; answered: number; failed: string[] }> {
   let settled = false;
   const result = done.finally(() => {
     settled = true;
   });
   let answered = 0;
-  let failed = 0;
-  let slowestMs = 0;
+  const failed: string[] = [];
   while (!settled) {
-    const started = performance.now();
     try {
-      const res = await fetch(new URL('/healthz', base), { signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(new URL('/healthz', base));
       await res.arrayBuffer();
-      if (res.status === 200) answered++;
-      else failed++;
-    } catch {
-      failed++;
+      // Counted only when answered before the refusal: an answer held up behind a stalled loop comes after it.
+      if (res.status !== 200) failed.push(`status ${res.status}`);
+      else if (!settled) answered++;
+    } catch (err) {
+      failed.push(String((err as Error).cause ?? err));
     }
-    slowestMs = Math.max(slowestMs, performance.now() - started);
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { result: await result, answered, failed, slowestMs };
+  return { result: await result, answered, failed };
 }
 
 describe('J1: chapters and pieces are bounded before any work starts', () => {
@@ -45,26 +43,17 @@ describe('J1: chapters and pieces are bounded before any work starts', () => {
 
   test('a million one-character headings are refused with 413 job_too_large while /healthz answers throughout', async () => {
     const text = '# a\n'.repeat(1_000_000);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const started = performance.now();
     const {
       result: res,
       answered,
       failed,
     } = await healthWhile(s.base, s.call('/v1/jobs', { json: { text, text_type: 'markdown', voice_id: 'flite-slt' } }));
-    const refusedMs = performance.now() - started;
-    delay.disable();
     const body = (await res.json()) as ErrorBody;
-    const maxDelayMs = delay.max / 1e6;
-    console.log(`refused in ${Math.round(refusedMs)} ms; event loop delay max ${Math.round(maxDelayMs)} ms; /healthz ${answered} answered`);
     assert.equal(res.status, 413, JSON.stringify(body));
     assert.equal(body.code, 'job_too_large');
     assert.match(body.error, /MAX_JOB_CHAPTERS/);
-    assert.equal(failed, 0, 'every /healthz probe answered 200 within 30 s');
-    assert.ok(answered > 0, '/healthz was asked while the document was read');
-    // Generous, about a stall rather than speed (on a loaded machine too): the loop used to be held for tens of seconds.
-    assert.ok(maxDelayMs < 10_000, `the event loop was held ${Math.round(maxDelayMs)} ms`);
+    assert.deepEqual(failed, [], 'every /healthz probe answered 200');
+    assert.ok(answered > 0, '/healthz answered while the document was read, before the refusal');
     // Nothing was saved.
     const list = (await (await s.call('/v1/jobs')).json()) as { jobs: unknown[] };
     assert.equal(list.jobs.length, 0);
