@@ -9,6 +9,7 @@
 // `normalized`). Not part of `npm run bench` (about 15 minutes on two busy cores):
 //   node --import tsx bench/normalization-wer.ts            the held-out split
 //   node --import tsx bench/normalization-wer.ts --dev      the development corpus's sentences instead
+//   node --import tsx bench/normalization-wer.ts --families the held-out split of issue 43's error families
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CORPUS } from '../test/synth/text/normalize-en.corpus.ts';
+import { FAMILIES_HELD_OUT } from '../test/synth/text/normalize-en.families-heldout.ts';
 import { HELD_OUT } from '../test/synth/text/normalize-en.heldout.ts';
 import { request } from './http-client.ts';
 import { table } from './report.ts';
@@ -40,12 +42,15 @@ interface Sentence {
 }
 
 const dev = process.argv.includes('--dev');
+const families = process.argv.includes('--families');
 // Every fourth sentence of the development corpus with at least four words (the recognizer needs some context).
 const SENTENCES: readonly Sentence[] = dev
   ? CORPUS.filter((p) => p.written.split(/\s+/).length >= 4)
       .filter((_, i) => i % 4 === 0)
       .map((p) => ({ written: p.written, spoken: [p.spoken] }))
-  : HELD_OUT;
+  : families
+    ? FAMILIES_HELD_OUT
+    : HELD_OUT;
 
 interface System {
   name: string;
@@ -163,7 +168,7 @@ async function main(): Promise<void> {
       ]);
     }
     process.stdout.write(
-      `# Normalization heard by pocketsphinx (${dev ? 'development corpus' : 'held-out split'}, ${SENTENCES.length} sentences)\n\n`,
+      `# Normalization heard by pocketsphinx (${dev ? 'development corpus' : families ? 'held-out split of the error families' : 'held-out split'}, ${SENTENCES.length} sentences)\n\n`,
     );
     process.stdout.write(`${table(['system', 'WER, written', 'WER, spoken reference', 'heard worse than the reference'], summary)}\n\n`);
     process.stdout.write(`${table(['system', 'sentence', 'written form heard (errors)', 'spoken form heard (errors)'], rows)}\n`);

@@ -79,3 +79,49 @@ describe('/v1/phonemize reports the words as the engine says them', () => {
     );
   });
 });
+
+describe('/v1/phonemize: the error families of issue 43 are decided before any engine', () => {
+  // Sentences of their own for each family (neither the tuning set nor the held-out split): what the engine is
+  // given, and that every word it says has phonemes.
+  const families: [string, string, string][] = [
+    ['initialisms', 'The EU asked the WHO and NASA for data.', 'The E U asked the W H O and Nasa for data.'],
+    ['mixed-case names', 'Share it from your iPad to YouTube.', 'Share it from your I Pad to You Tube.'],
+    ['shouted words', 'KEEP OUT, the FBI said.', 'Keep Out, the F B I said.'],
+    ['letters after numbers', 'Meet at gate 21D near Flat 6B.', 'Meet at gate twenty-one D near Flat six B.'],
+    ['durations', 'The ride took 4h 10m.', 'The ride took four hours ten minutes.'],
+    ['exponents', 'It decays at 3.5e-2 per day.', 'It decays at three point five times ten to the power of minus two per day.'],
+    ['score dashes', 'Chelsea won 4-0 on Sunday.', 'Chelsea won four to zero on Sunday.'],
+    ['versions after names', 'Try Python 3.13 first.', 'Try Python three point thirteen first.'],
+    ['airline and train codes', 'Flight KL 642 boards now.', 'Flight K L six forty-two boards now.'],
+    ['weekdays and months', 'We ship Thurs and Sat until Oct', 'We ship Thursday and Saturday until October'],
+  ];
+  for (const [family, written, normalized] of families) {
+    for (const voice of ['default', 'espeak-en-us-female-1']) {
+      test(`${family} (${voice}): ${written}`, async () => {
+        const body = await phonemize(written, voice);
+        assert.equal(body.normalized, normalized);
+        assert.deepEqual(
+          body.words.map((w) => w.word),
+          normalized
+            .split(/[\s,.]+/)
+            .flatMap((w) => w.split('-'))
+            .filter(Boolean),
+        );
+        assert.ok(
+          body.words.every((w) => w.phonemes !== ''),
+          JSON.stringify(body.words),
+        );
+      });
+    }
+  }
+
+  test('a spelled initialism is said letter by letter: "US" is not the pronoun', async () => {
+    const spelled = await phonemize('The US team won.', 'espeak-en-us-female-1');
+    const pronoun = await phonemize('The us team won.', 'espeak-en-us-female-1');
+    assert.deepEqual(
+      spelled.words.map((w) => w.word),
+      ['The', 'U', 'S', 'team', 'won'],
+    );
+    assert.notEqual(spelled.words.map((w) => w.phonemes).join(' '), pronoun.words.map((w) => w.phonemes).join(' '));
+  });
+});

@@ -173,6 +173,27 @@ export const DATE_RULES: readonly Rule[] = [
   ],
   // ISO dates.
   [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => dateWords(Number(m[1]), Number(m[2]), Number(m[3]))],
+  // A short weekday anywhere else: "on Tue.", "see you Fri", "Sat and Sun", "Thurs works". "Wed", "Sat" and "Sun"
+  // are words too: they need a weekday's neighbours ("on Sat", "Sun 10am", "Sat and Sun", "closed Sun.").
+  [
+    /\b(Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)(\.)?(?![\p{L}\p{N}'’-])/gu,
+    (m, text) => {
+      const end = m.index + m[0].length;
+      if (AMBIGUOUS_WEEKDAYS.has(m[1]) && !weekdayContext(text, m.index, end, m[1] === 'Wed')) return undefined;
+      return `${WEEKDAYS[m[1]] ?? 'Wednesday'}${m[2] && endsSentence(text, end) ? '.' : ''}`;
+    },
+  ],
+  // A short month without a period or a date: "in Sept", "from Nov to Jan", "due Feb". "Jan", "Mar", "Jun" and "Jul"
+  // are names or words too, and need a month's neighbours.
+  [
+    /\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)(?![\p{L}\p{N}'’.-])/gu,
+    (m, text) => {
+      const before = lookBehind(text, m.index);
+      const after = text.slice(m.index + m[0].length);
+      if (AMBIGUOUS_MONTHS.has(m[1]) && !MONTH_BEFORE.test(before) && !/^,?\s+(?:\d|of\b|and\s+\p{Lu})/u.test(after)) return undefined;
+      return monthOf(m[1]);
+    },
+  ],
   // US slash dates (month first), the year in full or in two digits.
   [
     /\b(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g,
@@ -276,6 +297,36 @@ export const DATE_RULES: readonly Rule[] = [
     (m, text) => `${cardinal(Number(m[1]))}${meridiem(m[2], m[0], text, m.index + m[0].length)}`,
   ],
 ];
+
+const AMBIGUOUS_WEEKDAYS = new Set(['Wed', 'Sat', 'Sun']);
+const AMBIGUOUS_MONTHS = new Set(['Jan', 'Mar', 'Jun', 'Jul', 'Dec']);
+const WEEKDAY_WORD = `(?:${WEEKDAY_ANY})\\.?`;
+// Words before a short weekday that make it one: "on Sat", "every Sun", "closed Sun", "Sat and Sun".
+const WEEKDAY_BEFORE_WORDS = new RegExp(
+  `(?:\\b(?:on|every|next|last|this|until|till|by|from|through|thru|before|after|each|since|see you|closed|open|opens|due|starting|except|or|and|to)|${WEEKDAY_WORD}\\s*(?:,|and|or|to|&|[-–]))\\s*$`,
+  'i',
+);
+// What may follow a weekday: a date, a time, a part of the day, another weekday, or the end of the sentence.
+const WEEKDAY_AFTER = new RegExp(
+  `^\\.?,?\\s*(?:$|\\d|[-–]|(?:at|from|to|and|or|morning|afternoon|evening|night|only)\\b|${WEEKDAY_WORD}|\\.\\s)`,
+);
+// Words before a short month that make it one: "in Jan", "from Nov to Jan", "early Mar".
+const MONTH_BEFORE =
+  /\b(?:in|since|from|to|until|till|by|of|early|late|mid|last|next|this|every|through|thru|and|or|between|before|after|during|due|each)\s+$/i;
+
+/**
+ * Whether "Sat", "Sun" or "Wed" at start..end is a weekday: a weekday's word before it, or, where nothing
+ * but a sentence start or punctuation is before it, a date, a time or another weekday after it.
+ */
+function weekdayContext(text: string, start: number, end: number, wed: boolean): boolean {
+  const before = lookBehind(text, start);
+  if (/\b(?:the|a|an|this|that|our|my|his|her|their|its)\s+$/i.test(before)) return false;
+  if (WEEKDAY_BEFORE_WORDS.test(before)) return true;
+  const after = text.slice(end);
+  // "Wed" is a weekday anywhere inside a sentence; at its start only before what a weekday takes.
+  if (wed && !/(?:^|[.!?]\s+)["'“‘(]*$/.test(before)) return true;
+  return WEEKDAY_AFTER.test(after);
+}
 
 /** Rules for month names written short, run after the number rules ("in Jan. we met"). */
 export const MONTH_ABBREVIATION_RULES: readonly Rule[] = [

@@ -2,7 +2,8 @@
 // Ave." is sixteen hundred), rooms, flights and routes ("Room 101" is one oh one), model numbers ("Boeing 747"
 // is seven forty-seven, "Airbus A380" A three eighty), video resolutions ("1080p"); and US state codes and ZIP
 // codes in addresses ("Austin, TX 78701").
-import { SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { lookBehind, SENTENCE_STARTERS, type Rule } from './en-context.ts';
+import { UNIT_ALT } from './en-units.ts';
 import { digits, nominal } from './number-words.ts';
 
 const STREET_TYPES =
@@ -208,4 +209,57 @@ export const PLACE_RULES: readonly Rule[] = [
       return `${state}${m[2] ? ` ${digits(m[2])}` : ''}${m[3] ? ` ${digits(m[3])}` : ''}`;
     },
   ],
+];
+
+// Words before a number whose letter names a flat, a room, a seat or a gate ("Flat 4B", "gate 12C"), never a unit
+// or a magnitude ("4B" would otherwise be four billion, "3A" three amperes).
+const LETTERED_PLACES =
+  'flat|flats|apartment|apt\\.?|unit|room|rm\\.?|suite|ste\\.?|seat|seats|gate|gates|platform|pier|stand|dock|terminal|' +
+  'block|floor|level|row|cabin|berth|locker|box|bed|ward|lot|plot|space|bay|stall|hall|building|bldg\\.?|desk|office|' +
+  'studio|house|door|track|stop|bus|route|line|exit|junction|zone|court|hangar|booth|no\\.|number|#';
+// Nouns after such a number that name what it labels: "the 5A bus", "a 7C form".
+const LETTERED_NOUNS = 'bus|buses|train|trains|tram|trams|line|route|service|form|forms|pencil|pencils|stop|exit|motorway|road|entrance';
+
+// Airlines' two-character codes said before a flight number without "flight" ("BA 283", "DL 44"); codes that are
+// also common initialisms or states (AI, AM, CA, ET, LA ...) need "flight" before them.
+const AIRLINES = new Set(
+  (
+    'AA AC AF AY AZ BA B6 CX CZ DL EI EK EY F9 FR IB JL JQ KE KL LH LO LX LY MH MU NH NK NZ OS OZ QF QR SK SN SQ ' +
+    'SU SV TG TK TP U2 UA VS VY W6 WN WS'
+  ).split(' '),
+);
+// Trains named by their class before the number ("ICE 592", "TGV 6201").
+const TRAINS = 'ICE|TGV|AVE|RJX|IC|EC|IR|RE|EST';
+const FLIGHT_BEFORE = /\b(?:flight|flights|flt\.?|train|trains|service|flew|fly|flies|flying|board|boarding|connection|connecting)\s+$/i;
+
+/** A place's lettered number, read before durations and units can take its letter. */
+export const LETTERED_RULES: readonly Rule[] = [
+  // Flight and train numbers: "flight BA 283", "LH400", "ICE 592". The code is spelled (initialisms are read
+  // last) and the number said the way its digits are grouped ("two eighty-three").
+  [
+    new RegExp(
+      `(?<![\\p{L}\\p{N}.,$£€¥₹/-])([A-Z][A-Z0-9]|${TRAINS})(\\s?)(\\d{1,4})(?![\\p{L}\\p{N}]|[.,:/]\\d|\\s?[-–%]|\\s?(?:${UNIT_ALT})\\b)`,
+      'gu',
+    ),
+    (m, text) => {
+      const [, code, space, number] = m;
+      if (!/[A-Z]/.test(code) || /^\d/.test(code)) return undefined;
+      const train = new RegExp(`^(?:${TRAINS})$`).test(code);
+      const flight = FLIGHT_BEFORE.test(lookBehind(text, m.index));
+      // Joined, any two capitals before a flight-length number are a code ("EK215"); apart, only known codes.
+      if (
+        !flight &&
+        !(space === '' && /^[A-Z]{2}$/.test(code) && number.length >= 2) &&
+        !AIRLINES.has(code) &&
+        !(train && code.length >= 3)
+      )
+        return undefined;
+      return `${code} ${nominal(number)}`;
+    },
+  ],
+  [
+    new RegExp(`\\b(${LETTERED_PLACES})(\\s*)(\\d{1,5})([A-Za-z])(?![\\p{L}\\p{N}])`, 'giu'),
+    (m) => `${m[1]}${m[2] || ' '}${nominal(m[3])} ${m[4].toUpperCase()}`,
+  ],
+  [new RegExp(`(?<![\\p{L}\\p{N}.,$£€¥₹])(\\d{1,4})([A-Z])(?=\\s+(?:${LETTERED_NOUNS})\\b)`, 'gu'), (m) => `${nominal(m[1])} ${m[2]}`],
 ];

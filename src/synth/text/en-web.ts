@@ -2,7 +2,7 @@
 // presenter reads them: "www.example.com/help" is "W W W dot example dot com slash help" (the "https://" is not
 // read), "jane.doe@mail.co.uk" is "jane dot doe at mail dot co dot U K", "v2.4.1" is "version two point four
 // point one", "192.168.0.1" is "one ninety-two..."; read per octet with "dot".
-import type { Rule } from './en-context.ts';
+import { SENTENCE_STARTERS, type Rule } from './en-context.ts';
 import { cardinal, digits, integerWords, year } from './number-words.ts';
 
 // Top-level domains that mark a bare "name.tld" as an address (written in lower case).
@@ -121,6 +121,23 @@ export const WEB_RULES: readonly Rule[] = [
   [/(?<![\w#&])#([A-Za-z][A-Za-z0-9_]*)/g, (m) => `hashtag ${wordsApart(m[1].replace(/_/g, ' '))}`],
 ];
 
+// Capitalised words before a decimal that is a quantity, not a version ("Price 4.99", "May 3.5").
+const NOT_PRODUCTS = new Set(
+  (
+    'price prices total cost costs score rating average mean median temperature weight height length width depth ' +
+    'speed rate ratio balance grade gpa no vol fig figure table section chapter page pp eq equation step ' +
+    'january february march april may june july august september october november december'
+  ).split(' '),
+);
+
+/** "3.12" -> "three point twelve", "22.04" -> "twenty-two point oh four": each part a whole number. */
+function versionParts(version: string): string {
+  return version
+    .split('.')
+    .map((p, i) => (i > 0 && /^0\d?$/.test(p) ? (p === '0' ? 'oh' : `oh ${cardinal(Number(p))}`) : integerWords(p)))
+    .join(' point ');
+}
+
 /** Version numbers and IP addresses, read after phone numbers have taken their dotted groups. */
 export const VERSION_RULES: readonly Rule[] = [
   // Versions: "v2.4.1", "version 3.12", "ver. 2.0"; each part is a whole number ("three point twelve").
@@ -132,6 +149,22 @@ export const VERSION_RULES: readonly Rule[] = [
         .map((p, i) => (i > 0 && /^0\d?$/.test(p) ? (p === '0' ? 'oh' : `oh ${cardinal(Number(p))}`) : integerWords(p)))
         .join(' point ');
       return `${m[1] ? 'version' : m[2].toLowerCase() === 'ver.' ? 'version' : m[2]} ${spoken}`;
+    },
+  ],
+  // A version after a product's name: "Python 3.12" is three point twelve, "Ubuntu 22.04" twenty-two point oh
+  // four, "iOS 17.4" seventeen point four; a decimal would read "three point one two".
+  [
+    /(?<=(?:^|[^\p{L}\p{N}])(\p{Lu}[\p{L}+#]*|\p{Ll}+\p{Lu}\p{L}*)\s)(\d+(?:\.\d+)+)(?![\p{L}\p{N}]|\.\d|\s?%|\s?[-–]\s?\d)/gu,
+    (m, text) => {
+      const name = m[1];
+      if (SENTENCE_STARTERS.has(name) || NOT_PRODUCTS.has(name.toLowerCase()) || /^[A-Z]{3}$/.test(name)) return undefined;
+      // A quantity with its unit ("Weight 3.25 kg") is no version.
+      if (
+        /^\s?[a-zA-Zµ°]{1,3}\b/.test(text.slice(m.index + m[0].length)) &&
+        !/^\s+(?:is|was|has|and|or|on|in|for|to|at|as)\b/.test(text.slice(m.index + m[0].length))
+      )
+        return undefined;
+      return versionParts(m[2]);
     },
   ],
   // IP addresses: four parts of at most 255.

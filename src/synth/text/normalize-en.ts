@@ -5,8 +5,11 @@
 import { ABBREVIATION_RULES, BEFORE_NUMBER_RULES } from './en-abbreviations.ts';
 import { lookBehind, type Rule } from './en-context.ts';
 import { DATE_RULES, MONTH_ABBREVIATION_RULES } from './en-dates.ts';
+import { INITIALISM_RULES } from './en-initialisms.ts';
+import { DURATION_RULES } from './en-durations.ts';
 import { MEASURE_RULES } from './en-measures.ts';
-import { PLACE_RULES, STREET_RULES } from './en-places.ts';
+import { NOTATION_RULES } from './en-notation.ts';
+import { LETTERED_RULES, PLACE_RULES, STREET_RULES } from './en-places.ts';
 import { ROMAN_RULES } from './en-roman.ts';
 import { MATH_RULES, QUALIFIER_RULES, SLASH_RULES, SYMBOL_RULES } from './en-symbols.ts';
 import { VERSION_RULES, WEB_RULES } from './en-web.ts';
@@ -49,6 +52,7 @@ const RULES: readonly Rule[] = [
   [/(?<=^|[\s(=:[])[−–](?=\s?[\d$£€¥₹.])/g, () => '-'],
   // Addresses on the web and in mail come first: their dots, slashes and digits are not numbers.
   ...WEB_RULES,
+  ...NOTATION_RULES,
   ...QUALIFIER_RULES,
   ...BEFORE_NUMBER_RULES,
   // Phone numbers, read digit by digit in their groups: +44 20 7946 0958, 1-800-555-0199, (555) 123-4567, 555-1234.
@@ -73,6 +77,8 @@ const RULES: readonly Rule[] = [
   // Ratios: 16:9, 4:3, 1:100 (a colon that is not a time).
   [/(?<![\w:.])(\d+):(\d+)(?![\w:]|\.\d)/g, (m) => `${integerWords(m[1])} to ${integerWords(m[2])}`],
   ...STREET_RULES,
+  ...LETTERED_RULES,
+  ...DURATION_RULES,
   ...MEASURE_RULES,
   ...PLACE_RULES,
   // Quarters: "Q3 2024" is "Q three twenty twenty-four".
@@ -134,6 +140,7 @@ const RULES: readonly Rule[] = [
     },
   ],
   ...SYMBOL_RULES,
+  ...INITIALISM_RULES,
 ];
 
 /** Spells out numbers, money, dates, times, percentages and common abbreviations in English text. */
