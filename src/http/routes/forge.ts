@@ -53,7 +53,7 @@ async function cloneRoute(app: FastifyInstance): Promise<void> {
         summary: 'Clone a voice',
         description:
           'multipart/form-data: `audio` (a speech sample: wav, mp3, ogg, flac), `name`, `language`, optional `transcript`. Answers 201 `{voice}`; ' +
-          '`voice.features.fit` holds the clone measured on a held-out text (`pitch_semitones`, `rate_percent`, `held_out`).',
+          '`voice.features.fit` holds the clone against its sample: `pitch_semitones` on a held-out text, `rate_percent` its pace on the same words (+ = faster).',
         consumes: ['multipart/form-data'],
         body: CloneUpload,
         response: { 201: ForgedVoice },
