@@ -138,7 +138,7 @@ export function scopeGuarded(hook: unknown): KeyScope | undefined {
   return guardScopes.get(hook as Guard);
 }
 
-export const authPlugin = fp(async function auth(app: FastifyInstance) {
+async function auth(app: FastifyInstance): Promise<void> {
   app.decorateRequest('principal', null);
   // Who is signed in, keys, sign-in answers: never for a shared or browser cache (errors included).
   app.addHook('onSend', async (request, reply) => {
@@ -148,4 +148,6 @@ export const authPlugin = fp(async function auth(app: FastifyInstance) {
     if (request.routeOptions.config.ownAuthorization) return;
     request.principal = await resolvePrincipal(app, request, await presentedBearer(app, request));
   });
-});
+}
+
+export const authPlugin = fp(auth, { name: 'voxsmith-auth', dependencies: ['@fastify/cookie'] });

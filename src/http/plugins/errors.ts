@@ -140,7 +140,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 }
 
 /** One JSON error body for everything, our errors and the framework's, with a request id beside it. */
-export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
+async function errors(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -187,4 +187,6 @@ export const errorsPlugin = fp(async function errors(app: FastifyInstance) {
     }
     return reply.status(404).send(errorEnvelope(new AppError('route_not_found', `No endpoint ${request.method} ${path}`), request.id));
   });
-});
+}
+
+export const errorsPlugin = fp(errors, { name: 'voxsmith-errors' });

@@ -55,7 +55,7 @@ export function authorizeScrape(request: FastifyRequest, token: string | null, r
  * Counts and times every response by route pattern, and serves GET /metrics (Prometheus text format).
  * Register before the routes so the hook covers them.
  */
-export const metricsPlugin = fp(async function metrics(app: FastifyInstance) {
+async function metrics(app: FastifyInstance): Promise<void> {
   const { metrics } = app.services;
   app.addHook('onResponse', async (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
@@ -88,4 +88,6 @@ export const metricsPlugin = fp(async function metrics(app: FastifyInstance) {
       return reply.header('Cache-Control', 'no-store').type(contentType).send(text);
     },
   );
-});
+}
+
+export const metricsPlugin = fp(metrics, { name: 'voxsmith-metrics' });

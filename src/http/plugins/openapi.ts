@@ -204,7 +204,7 @@ function documentServer(config: FastifyInstance['config']): { url: string; descr
  * The OpenAPI 3.1 document at /openapi.json, generated from the route schemas, and the interactive reference
  * at /docs. Register it before any route: it learns routes as they are added.
  */
-export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
+async function openapi(app: FastifyInstance): Promise<void> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => {
@@ -266,4 +266,6 @@ export const openapiPlugin = fp(async function openapi(app: FastifyInstance) {
   );
 
   await app.register(swaggerUi, docsUiOptions());
-});
+}
+
+export const openapiPlugin = fp(openapi, { name: 'voxsmith-openapi' });

@@ -52,7 +52,7 @@ export function enforceApiLimit(app: FastifyInstance, reply: FastifyReply | null
 }
 
 /** Routes opt in with `config: { rateLimit: 'api' | 'login' }`; runs after the auth hook. */
-export const rateLimitPlugin = fp(async function rateLimit(app: FastifyInstance) {
+async function rateLimit(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     const kind = request.routeOptions.config.rateLimit;
     if (kind === 'api') {
@@ -61,4 +61,6 @@ export const rateLimitPlugin = fp(async function rateLimit(app: FastifyInstance)
       await enforce(app, reply, `login:ip:${request.ip}`, app.config.loginRateLimitPerMinute, MINUTE, 'login');
     }
   });
-});
+}
+
+export const rateLimitPlugin = fp(rateLimit, { name: 'voxsmith-rate-limit', dependencies: ['voxsmith-auth'] });
