@@ -113,6 +113,14 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
             <a className="button" href={job.audio_url} download={`${job.title}.${ext}`}>
               Download the book
             </a>
+            <a className="button quiet" href={`${job.audio_url}?layout=chapters`} download={`${job.title}.zip`}>
+              Chapters (zip)
+            </a>
+            {job.format === 'mp3' ? (
+              <a className="button quiet" href={`/v1/jobs/${encodeURIComponent(job.id)}/epub`} download={`${job.title}.epub`}>
+                Read-along EPUB
+              </a>
+            ) : null}
           </>
         ) : null}
         <button type="button" className="quiet danger" onClick={() => setConfirming(true)}>
