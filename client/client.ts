@@ -10,6 +10,7 @@ import type {
   Removed,
   ForgedVoice,
   Health,
+  ChapterRedoBody,
   Job,
   JobCreateBody,
   JobDeleted,
@@ -354,6 +355,14 @@ export class VoxsmithClient {
     return this.json(`/v1/jobs/${encodeURIComponent(id)}/chapters`, options);
   }
 
+  /**
+   * Renders one chapter of a done job again (with another voice, speed or lexicons when given), then the
+   * book's files: answers at once with the job, running again.
+   */
+  redoChapter(id: string, n: number, request: ChapterRedoBody = {}, options: RequestOptions = {}): Promise<Job> {
+    return this.json(`/v1/jobs/${encodeURIComponent(id)}/chapters/${n}/render`, { method: 'POST', json: request, ...options });
+  }
+
   /** Cancels the job (if it still runs) and deletes it with its audio. */
   deleteJob(id: string, options: RequestOptions = {}): Promise<JobDeleted> {
     return this.json(`/v1/jobs/${encodeURIComponent(id)}`, { method: 'DELETE', ...options });
@@ -377,6 +386,8 @@ export class VoxsmithClient {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
+          // A `warning` (pieces that failed their checks) is not a state of the job: the job's `checks` say it too.
+          if (block.split('\n').includes('event: warning')) continue;
           const data = block
             .split('\n')
             .filter((l) => l.startsWith('data: '))

@@ -13,8 +13,20 @@ import type { SharedState } from '../store/shared-state/shared-state.ts';
 import type { AudioEncoder, PcmSource } from './audio-encoder.ts';
 import { layoutBook, mp3BookSegments } from './book.ts';
 import { buildChapterTag } from './id3-chapters.ts';
-import { chapterPart, deflatePcm, newAttempt, type ChapterRow, type JobRow, type JobStore } from './job-store.ts';
+import {
+  chapterPart,
+  deflatePcm,
+  newAttempt,
+  type ChapterRow,
+  type CheckState,
+  type JobRow,
+  type JobStore,
+  type PieceOutcome,
+  type StoredPcm,
+} from './job-store.ts';
+import { judgePiece, measurePiece, SpeakingRates } from './piece-check.ts';
 import { PartWriter } from './part-writer.ts';
+import type { PieceWord } from './piece-words.ts';
 import type { JobTask, TaskQueue } from './queue/task-queue.ts';
 import { buildInfoFrame } from '../audio/encoders/mp3-info-tag.ts';
 
@@ -41,6 +53,22 @@ export interface JobRunnerDeps {
   nodeId?: string;
 }
 
+/** Renders of a piece whose check fails before it is kept as it is and reported. */
+export const PIECE_TRIES = 3;
+
+/** What a piece is rendered from. */
+type PieceInput = Parameters<SpeechService['renderPiece']>[1] & { voiceId: string; speed: number };
+
+/** A piece's audio as got (rendered or reused), with how, and its usage to record once stored. */
+interface GotPiece {
+  pcm: StoredPcm;
+  samples: number;
+  /** Its word timings, kept with it for a read-along book. */
+  words: readonly PieceWord[];
+  outcome: PieceOutcome;
+  bill(): Promise<void>;
+}
+
 const ACTIVE = new Set(['queued', 'running']);
 const isActive = (job: JobRow | undefined): job is JobRow => job !== undefined && ACTIVE.has(job.status);
 
@@ -63,6 +91,8 @@ export class JobRunner {
   /** Work this node has under way, per job, so a cancel reaches it. */
   private readonly inFlight = new Map<string, Set<AbortController>>();
   private readonly nodeId: string;
+  /** Each voice's speaking rate, measured on the pieces that passed: what a piece's length is judged by. */
+  private readonly rates = new SpeakingRates();
   private sweepTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private closed = false;
@@ -94,6 +124,13 @@ export class JobRunner {
   async enqueue(job: JobRow): Promise<void> {
     const tasks: JobTask[] = [];
     for (let n = 0; n < job.pieces_queued; n++) tasks.push({ kind: 'piece', jobId: job.id, n });
+    await this.deps.queue.add(tasks);
+  }
+
+  /** Queues every piece of a chapter opened again (a redo); the sweep queues them again if they are lost. */
+  async enqueueChapter(jobId: string, chapter: Pick<ChapterRow, 'first_piece' | 'pieces'>): Promise<void> {
+    const tasks: JobTask[] = [];
+    for (let n = chapter.first_piece; n < chapter.first_piece + chapter.pieces; n++) tasks.push({ kind: 'piece', jobId, n });
     await this.deps.queue.add(tasks);
   }
 
@@ -183,7 +220,7 @@ export class JobRunner {
   }
 
   private async renderPiece(jobId: string, n: number, queueSignal: AbortSignal): Promise<void> {
-    const { store, speech, queue, metrics } = this.deps;
+    const { store, queue, metrics } = this.deps;
     const job = await store.job(jobId);
     if (!isActive(job)) return;
     const piece = await store.piece(jobId, n);
@@ -191,22 +228,20 @@ export class JobRunner {
     if (!piece.stored) {
       if (job.status === 'queued' && (await store.markRunning(jobId))) await this.changed(jobId);
       const caller: SpeechCaller = { userId: job.user_id, keyId: job.key_id === '' ? null : job.key_id };
-      let rendered;
+      // A redone chapter speaks with its own voice, speed and lexicons.
+      const chapter = await store.chapter(jobId, piece.chapter);
+      const lexicons = chapter?.lexicons ?? job.lexicons;
+      const input = {
+        text: piece.text,
+        textType: piece.ssml ? ('ssml' as const) : ('text' as const),
+        voiceId: chapter?.voice_id ?? job.voice_id,
+        speed: chapter?.speed ?? job.speed,
+        ...(lexicons ? { lexicons: JSON.parse(lexicons) as string[] } : {}),
+        ...(piece.pauseBefore ? { pauseBefore: piece.pauseBefore } : {}),
+      };
+      let got: GotPiece;
       try {
-        rendered = await this.tracked(jobId, queueSignal, (signal) =>
-          speech.renderPiece(
-            caller,
-            {
-              text: piece.text,
-              textType: piece.ssml ? 'ssml' : 'text',
-              voiceId: job.voice_id,
-              speed: job.speed,
-              ...(job.lexicons ? { lexicons: JSON.parse(job.lexicons) as string[] } : {}),
-              ...(piece.pauseBefore ? { pauseBefore: piece.pauseBefore } : {}),
-            },
-            signal,
-          ),
-        );
+        got = await this.tracked(jobId, queueSignal, (signal) => this.getPiece(caller, input, piece, signal));
       } catch (err) {
         if (queueSignal.aborted || err instanceof JobCancelled) throw err;
         if (!isActive(await store.job(jobId))) return;
@@ -214,9 +249,16 @@ export class JobRunner {
         if (isPermanent(err)) return this.failJob(jobId, `piece ${n} could not be spoken: ${err.message}`);
         throw err;
       }
-      const result = await store.storePiece(jobId, n, await deflatePcm(rendered.pcm), rendered.samples, this.nodeId, rendered.words);
+      const result = await store.storePiece(jobId, n, got.pcm, got.samples, this.nodeId, got.words, got.outcome);
       if (result.stored) {
-        await rendered.bill();
+        await got.bill();
+        if (got.outcome.check !== 'failed' && !got.outcome.reused)
+          await store.keepPiece(job.user_id, got.outcome.contentKey, got.pcm, got.samples, got.words);
+        if (got.outcome.check === 'failed')
+          this.deps.log.warn(
+            { jobId, piece: n, chapter: piece.chapter, problem: got.outcome.problem },
+            'a piece failed its check on every try',
+          );
         metrics.observeJobPiece('stored');
         await this.changed(jobId);
         if (result.chapterComplete) await queue.add([{ kind: 'chapter', jobId, n: result.chapter }]);
@@ -226,6 +268,46 @@ export class JobRunner {
     }
     const next = await store.advanceWindow(jobId);
     if (next !== null) await queue.add([{ kind: 'piece', jobId, n: next }]);
+  }
+
+  /**
+   * A piece's audio: the account's stored copy of the same content when there is one, else rendered and
+   * checked, and rendered again (up to PIECE_TRIES in all) while its check fails. A piece that fails every try
+   * is kept as its last try sounded and reported, so one bad sentence does not stop a book.
+   */
+  private async getPiece(
+    caller: SpeechCaller,
+    input: PieceInput,
+    piece: { n: number; characters: number },
+    signal: AbortSignal,
+  ): Promise<GotPiece> {
+    const { store, speech } = this.deps;
+    const contentKey = await speech.pieceKey(caller, input);
+    const kept = await store.storedPiece(caller.userId, contentKey);
+    if (kept) return { ...kept, outcome: { contentKey, check: 'passed', problem: null, reused: true }, bill: async () => undefined };
+    const rateKey = input.voiceId;
+    let problem: string | null = null;
+    for (let tries = 1; ; tries++) {
+      const rendered = await speech.renderPiece(caller, input, signal);
+      const measure = measurePiece(rendered.pcm);
+      problem = judgePiece(measure, {
+        characters: rendered.characters,
+        pauseSeconds: rendered.pauseSeconds,
+        charsPerSecond: this.rates.charsPerSecond(rateKey, input.speed),
+      });
+      if (problem === null) this.rates.observe(rateKey, input.speed, rendered.characters, measure.voicedSeconds);
+      if (problem === null || tries >= PIECE_TRIES) {
+        const check: CheckState = problem !== null ? 'failed' : tries > 1 ? 'retried' : 'passed';
+        return {
+          pcm: await deflatePcm(rendered.pcm),
+          samples: rendered.samples,
+          words: rendered.words,
+          outcome: { contentKey, check, problem, reused: false },
+          bill: rendered.bill,
+        };
+      }
+      this.deps.log.warn({ piece: piece.n, try: tries, problem }, 'a piece failed its check; rendering it again');
+    }
   }
 
   private async encodeChapter(jobId: string, n: number, queueSignal: AbortSignal): Promise<void> {
@@ -342,6 +424,14 @@ export class JobRunner {
     await store.deleteStrayAudio(jobId);
     this.deps.log.info({ jobId, chapters: chapters.length }, 'job done');
     await this.changed(jobId);
+    // A new version of a book takes the place of the old one once it is done (the old stays until then).
+    const replaced = job.replaces === null ? undefined : await store.job(job.replaces);
+    if (replaced && replaced.user_id === job.user_id) {
+      await this.cancel(replaced);
+      await store.delete(replaced.id);
+      this.deps.log.info({ jobId: replaced.id, by: jobId }, 'job replaced by a new version: deleted');
+      await this.changed(replaced.id);
+    }
   }
 
   private async failJob(jobId: string, error: string): Promise<void> {
@@ -380,6 +470,8 @@ export class JobRunner {
         if (job.chapters_done >= job.chapters) tasks.push({ kind: 'book', jobId: job.id });
         await queue.add(tasks);
       }
+      const unused = await store.expireStoredPieces(new Date(Date.now() - this.deps.retentionDays * 86_400_000));
+      if (unused > 0) log.info({ pieces: unused }, 'kept pieces unused for JOB_RETENTION_DAYS: deleted');
       for (const id of await store.expired(new Date(), 100)) {
         await store.delete(id);
         log.info({ jobId: id }, 'job expired (JOB_RETENTION_DAYS): deleted with its audio');

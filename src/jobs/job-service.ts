@@ -3,7 +3,15 @@
 // its audio, and cancel and delete it.
 import { AppError } from '../errors.ts';
 import { FORMATS } from '../audio/encoders/index.ts';
-import { CHAPTER_PAUSE_SECONDS, JOB_FINAL_EVENTS, type Job, type JobChapter, type JobSource, type JobStatus } from '../schemas/jobs.ts';
+import {
+  CHAPTER_PAUSE_SECONDS,
+  JOB_FINAL_EVENTS,
+  type Job,
+  type JobChapter,
+  type JobSource,
+  type JobStatus,
+  type JobWarning,
+} from '../schemas/jobs.ts';
 import type { SpeechFormat } from '../schemas/speech.ts';
 import type { SpeechCaller, SpeechService } from '../speech/speech-service.ts';
 import type { SharedState } from '../store/shared-state/shared-state.ts';
@@ -47,6 +55,17 @@ export interface NewJobInput {
   author?: string;
   /** The client's Idempotency-Key: a creation sent again with it finds the job the first one made. */
   idempotencyKey?: string;
+  /** A job of the caller's this is a new version of: its settings are the defaults, and it goes once this one is done. */
+  replaces?: string;
+  /** Only these chapters of the document (from 0). */
+  chapters?: number[];
+}
+
+/** A redo's own voice, speed and lexicons for the chapter (the job's where absent). */
+export interface ChapterRedo {
+  voiceId?: string;
+  speed?: number;
+  lexicons?: string[];
 }
 
 /** Audio to send: its bytes as stored segments, with what the response says about them. */
@@ -81,8 +100,13 @@ function chapterJson(job: JobRow, c: ChapterRow): JobChapter {
     start_seconds: job.status === 'done' ? c.start_seconds : null,
     duration_seconds: samples === null ? null : Math.round((samples / FORMATS.pcm.sampleRate) * 1000) / 1000,
     audio_url: done ? chapterUrl(job.id, c.n) : null,
+    checks: { passed: c.checks_passed + c.checks_retried, retried: c.checks_retried, failed: c.checks_failed },
+    pieces: { total: c.pieces, done: c.pieces_done, rendered: c.pieces_rendered, reused: c.pieces_reused },
   };
 }
+
+/** The sum of a count over the chapters. */
+const total = (chapters: readonly ChapterRow[], count: (c: ChapterRow) => number): number => chapters.reduce((n, c) => n + count(c), 0);
 
 export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
   const done = job.status === 'done';
@@ -99,7 +123,17 @@ export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
     speed: job.speed,
     format: job.format as SpeechFormat,
     text_type: job.text_type as JobSource,
-    pieces: { total: job.pieces, done: job.pieces_done },
+    pieces: {
+      total: job.pieces,
+      done: job.pieces_done,
+      rendered: total(chapters, (c) => c.pieces_rendered),
+      reused: total(chapters, (c) => c.pieces_reused),
+    },
+    checks: {
+      passed: total(chapters, (c) => c.checks_passed + c.checks_retried),
+      retried: total(chapters, (c) => c.checks_retried),
+      failed: total(chapters, (c) => c.checks_failed),
+    },
     duration_seconds: done ? job.book_seconds : null,
     audio_url: done ? audioUrl(job.id) : null,
     error: job.error,
@@ -114,6 +148,32 @@ export function jobJson(job: JobRow, chapters: readonly ChapterRow[]): Job {
 function jobAudioSeconds(plan: JobPlan, speed: number): number {
   const seconds = audioSeconds(plan.audio, speed) + Math.max(0, plan.chapters.length - 1) * CHAPTER_PAUSE_SECONDS;
   return Math.ceil(seconds * 10) / 10;
+}
+
+/**
+ * The plan of only some of a document's chapters, in the document's order. What they will say is estimated as
+ * the whole document's share by characters, rounded up, since a plan carries it for the whole only.
+ */
+function onlyChapters(plan: JobPlan, wanted: readonly number[]): JobPlan {
+  const bad = wanted.find((n) => n >= plan.chapters.length);
+  if (bad !== undefined)
+    throw new AppError('validation', `chapters: the document has ${plan.chapters.length} chapters (from 0); there is no chapter ${bad}`);
+  const keep = new Set(wanted);
+  const chapters: JobPlan['chapters'] = [];
+  const pieces: JobPlan['pieces'] = [];
+  for (const [n, c] of plan.chapters.entries()) {
+    if (!keep.has(n)) continue;
+    const chapter = chapters.length;
+    chapters.push({ ...c, firstPiece: pieces.length });
+    for (const p of plan.pieces.slice(c.firstPiece, c.firstPiece + c.pieces)) pieces.push({ ...p, chapter });
+  }
+  const characters = chapters.reduce((sum, c) => sum + c.characters, 0);
+  const share = plan.characters === 0 ? 1 : characters / plan.characters;
+  const audio = {
+    breakSeconds: Math.ceil(plan.audio.breakSeconds * share * 10) / 10,
+    expandedChars: Math.ceil(plan.audio.expandedChars * share),
+  };
+  return { ...plan, characters, audio, chapters, pieces };
 }
 
 export class JobService {
@@ -136,7 +196,9 @@ export class JobService {
   /** Accepts a job (202): everything that can be refused is refused here, before any synthesis. */
   async create(caller: SpeechCaller, input: NewJobInput): Promise<Job> {
     const { store, runner, reader, speech, limits } = this.deps;
-    const format = input.format ?? 'mp3';
+    // A new version of a book speaks as the last one did, unless told otherwise.
+    const replaced = input.replaces === undefined ? undefined : await this.owned(caller.userId, input.replaces);
+    const format = input.format ?? (replaced?.format as SpeechFormat | undefined) ?? 'mp3';
     const idempotencyKey = input.idempotencyKey ?? null;
     if (idempotencyKey !== null) {
       const made = await store.byIdempotencyKey(caller.userId, idempotencyKey);
@@ -159,14 +221,15 @@ export class JobService {
         `This account's jobs hold ${mib(stored)}; the limit is ${mib(limits.maxStorageBytesPerUser)} (MAX_JOB_STORAGE_MB_PER_USER): delete finished jobs, or wait until they expire (JOB_RETENTION_DAYS)`,
       );
     }
+    const lexicons = input.lexicons ?? (replaced?.lexicons ? (JSON.parse(replaced.lexicons) as string[]) : undefined);
     const { voiceId, speed, lexicon } = await speech.prepareJob(caller, {
-      voiceId: input.voiceId,
-      speed: input.speed,
+      voiceId: input.voiceId ?? replaced?.voice_id,
+      speed: input.speed ?? replaced?.speed,
       format,
-      lexicons: input.lexicons,
+      lexicons,
     });
     const stem = input.fileName?.replace(/\.[^.]*$/, '').trim();
-    const plan = await reader.read(
+    const whole = await reader.read(
       {
         source: input.source,
         ...(input.text !== undefined ? { text: input.text } : {}),
@@ -183,6 +246,7 @@ export class JobService {
       },
       caller.userId,
     );
+    const plan = input.chapters === undefined ? whole : onlyChapters(whole, input.chapters);
     const audioSeconds = jobAudioSeconds(plan, speed);
     if (audioSeconds > limits.maxAudioSeconds) {
       throw new AppError(
@@ -197,13 +261,14 @@ export class JobService {
         voiceId,
         speed,
         format,
-        lexicons: input.lexicons ?? null,
+        lexicons: lexicons ?? null,
         source: input.source,
         plan,
         audioSeconds,
         idempotencyKey,
         window: limits.window,
         maxJobsPerUser: limits.maxPerUser,
+        replaces: replaced?.id ?? null,
       })
       .catch(async (err: unknown) => {
         // Two attempts with the same key at once: the one that lost the insert answers with the winner's job.
@@ -240,6 +305,42 @@ export class JobService {
     await this.deps.runner.cancel(job);
     await this.deps.store.delete(id);
     await this.deps.runner.changed(id);
+  }
+
+  /**
+   * Renders chapter `n` of a done job again (with another voice, speed or lexicons where given) and then the
+   * book's files: the other chapters stay as they are, and pieces whose content was stored before are reused.
+   */
+  async redoChapter(caller: SpeechCaller, id: string, n: number, redo: ChapterRedo): Promise<Job> {
+    const { store, runner, speech, limits } = this.deps;
+    const job = await this.owned(caller.userId, id);
+    const chapter = await store.chapter(id, n);
+    if (!chapter) throw new AppError('not_found', `The job has no chapter ${n} (it has ${job.chapters}, from 0)`);
+    if (job.status !== 'done') throw new AppError('job_busy', `The job is ${job.status}; a chapter is redone once the book is done`);
+    const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
+    if (open >= limits.maxPerUser) {
+      throw new AppError(
+        'too_many_jobs',
+        `This account has ${limits.maxPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`,
+        { 'Retry-After': '60' },
+      );
+    }
+    // Checked as a new job's settings are: the voice is the caller's to use, the speed in range, the lexicons theirs.
+    const checked = await speech.prepareJob(caller, {
+      voiceId: redo.voiceId ?? chapter.voice_id ?? job.voice_id,
+      speed: redo.speed ?? chapter.speed ?? job.speed,
+      format: job.format as SpeechFormat,
+      lexicons: redo.lexicons,
+    });
+    const reopened = await store.reopenChapter(id, n, {
+      ...(redo.voiceId !== undefined ? { voiceId: checked.voiceId } : {}),
+      ...(redo.speed !== undefined ? { speed: checked.speed } : {}),
+      ...(redo.lexicons !== undefined ? { lexicons: redo.lexicons } : {}),
+    });
+    if (!reopened) throw new AppError('job_busy', 'The job is already being rendered again');
+    await runner.changed(id);
+    await runner.enqueueChapter(id, reopened);
+    return this.get(caller.userId, id);
   }
 
   /** Deletes the jobs past JOB_RETENTION_DAYS and queues what unfinished ones need, now (it also runs every minute). */
@@ -304,7 +405,7 @@ export class JobService {
     userId: string,
     id: string,
     signal: AbortSignal,
-  ): AsyncGenerator<{ event: string | null; data: Job | { id: string; status: 'cancelled' } }> {
+  ): AsyncGenerator<{ event: string | null; data: Job | JobWarning | { id: string; status: 'cancelled' } }> {
     await this.owned(userId, id);
     let wake: (() => void) | null = null;
     let pending = false;
@@ -321,6 +422,8 @@ export class JobService {
       // The chapters as last read: a change re-reads only those from the first one not encoded yet up to where
       // the queue has reached, so a change costs the chapters under way, not the whole book.
       let chapters: ChapterRow[] | null = null;
+      // Failed checks already told, per chapter: a warning goes out when a chapter has more.
+      const warned = new Map<number, number>();
       while (!signal.aborted) {
         pending = false;
         const job = await this.deps.store.owned(userId, id);
@@ -335,6 +438,14 @@ export class JobService {
           if (from >= 0) for (const c of await this.deps.store.activeChapters(job, from)) chapters[c.n] = c;
         }
         const data = jobJson(job, chapters);
+        for (const [i, c] of chapters.entries()) {
+          // A redone chapter counts from 0 again.
+          if (c.checks_failed < (warned.get(c.n) ?? 0)) warned.set(c.n, c.checks_failed);
+          if (c.checks_failed <= (warned.get(c.n) ?? 0)) continue;
+          warned.set(c.n, c.checks_failed);
+          const failed = await this.deps.store.failedPieces(id, c.n);
+          yield { event: 'warning', data: { id, chapter: c.n, title: c.title, checks: data.chapters[i].checks, failed_pieces: failed } };
+        }
         const text = JSON.stringify(data);
         const final = FINAL.has(data.status);
         if (text !== last || final) {

@@ -8,7 +8,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { lockUserForCap } from '../accounts/user-lock.ts';
 import { AppError } from '../errors.ts';
 import type { JobSource } from '../schemas/jobs.ts';
-import type { SpeechFormat, WordTiming } from '../schemas/speech.ts';
+import type { SpeechFormat } from '../schemas/speech.ts';
 import type { Db, Dialect } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
 import type { Break } from '../synth/text/split.ts';
@@ -47,6 +47,8 @@ export interface JobsTable {
   started_at: string | null;
   finished_at: string | null;
   expires_at: string | null;
+  /** The job a new version of the same book replaces (deleted once this one is done). */
+  replaces: string | null;
 }
 
 export interface JobChaptersTable {
@@ -64,6 +66,17 @@ export interface JobChaptersTable {
   samples: number | string | null;
   mp3_frames: number | null;
   start_seconds: number | null;
+  /** Its pieces' checks: passed first time, passed once rendered again, failed every try. */
+  checks_passed: number;
+  checks_retried: number;
+  checks_failed: number;
+  /** Its pieces rendered here, and taken from the account's stored pieces. */
+  pieces_rendered: number;
+  pieces_reused: number;
+  /** A redo's own voice, speed and lexicons (JSON array); null: the job's. */
+  voice_id: string | null;
+  speed: number | null;
+  lexicons: string | null;
 }
 
 export interface JobPiecesTable {
@@ -81,7 +94,29 @@ export interface JobPiecesTable {
   rendered_by: string | null;
   /** The piece's word timings (piece-words.ts), kept after its PCM is dropped. */
   words: string | null;
+  /** What decides its audio, hashed (SpeechService.pieceKey); set when it is stored. */
+  content_key: string | null;
+  check_state: CheckState | null;
+  check_problem: string | null;
+  /** 1 when its audio came from the account's stored pieces. */
+  reused: number;
 }
+
+/** Checked, rendered pieces of an account, by content: what a later job with the same piece reuses. */
+export interface JobPieceStoreTable {
+  user_id: string;
+  content_key: string;
+  pcm: Uint8Array;
+  pcm_deflated: number;
+  samples: number | string;
+  /** Its word timings (piece-words.ts), as job_pieces.words. */
+  words: string | null;
+  created_at: string;
+  used_at: string;
+}
+
+/** A stored piece's check: passed first time, passed once rendered again, or failed every try. */
+export type CheckState = 'passed' | 'retried' | 'failed';
 
 export interface JobAudioTable {
   job_id: string;
@@ -98,6 +133,7 @@ type JobTables = {
   job_chapters: JobChaptersTable;
   job_pieces: JobPiecesTable;
   job_audio: JobAudioTable;
+  job_piece_store: JobPieceStoreTable;
 };
 
 type JobDb = Kysely<Database & JobTables>;
@@ -157,6 +193,16 @@ export interface NewJob {
   /** Pieces handed to the queue at once (the rest follow as those finish). */
   window: number;
   maxJobsPerUser: number;
+  /** The job this one is a new version of. */
+  replaces: string | null;
+}
+
+/** How a stored piece was got: rendered (and checked), or reused from the account's stored pieces. */
+export interface PieceOutcome {
+  contentKey: string;
+  check: CheckState;
+  problem: string | null;
+  reused: boolean;
 }
 
 const deflateRaw = promisify(zlib.deflateRaw);
@@ -233,6 +279,7 @@ export class JobStore {
       started_at: null,
       finished_at: null,
       expires_at: null,
+      replaces: job.replaces,
     };
     await this.db.transaction().execute(async (trx) => {
       await lockUserForCap(trx as unknown as Transaction<Database>, this.dialect, job.userId);
@@ -259,6 +306,11 @@ export class JobStore {
         first_piece: c.firstPiece,
         pieces: c.pieces,
         pieces_done: 0,
+        checks_passed: 0,
+        checks_retried: 0,
+        checks_failed: 0,
+        pieces_rendered: 0,
+        pieces_reused: 0,
       }));
       for (let i = 0; i < chapters.length; i += INSERT_BATCH)
         await trx
@@ -274,6 +326,7 @@ export class JobStore {
         characters: p.characters,
         pause_before: p.pauseBefore,
         pcm_deflated: 0,
+        reused: 0,
       }));
       for (let i = 0; i < pieces.length; i += INSERT_BATCH)
         await trx
@@ -284,7 +337,7 @@ export class JobStore {
     return row;
   }
 
-  /** Bytes an account's jobs hold in the database: encoded audio, and stored pieces not encoded yet. */
+  /** Bytes an account's jobs hold in the database: encoded audio, pieces not encoded yet, and its kept pieces. */
   async storedBytes(userId: string): Promise<number> {
     const mine = this.db.selectFrom('jobs').select('id').where('user_id', '=', userId);
     const audio = await this.db
@@ -297,7 +350,12 @@ export class JobStore {
       .select(sql<number | string | null>`sum(length(pcm))`.as('n'))
       .where('job_id', 'in', mine)
       .executeTakeFirst();
-    return Number(audio?.n ?? 0) + Number(pieces?.n ?? 0);
+    const kept = await this.db
+      .selectFrom('job_piece_store')
+      .select(sql<number | string | null>`sum(length(pcm))`.as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(audio?.n ?? 0) + Number(pieces?.n ?? 0) + Number(kept?.n ?? 0);
   }
 
   /** The account's job made with this Idempotency-Key, if it is still kept. */
@@ -417,13 +475,24 @@ export class JobStore {
     pcm: StoredPcm,
     samples: number,
     node: string,
-    words: readonly WordTiming[] = [],
+    words: readonly PieceWord[],
+    outcome: PieceOutcome,
   ): Promise<{ stored: boolean; chapter: number; chapterComplete: boolean }> {
     const bytes = Buffer.from(pcm.bytes.buffer, pcm.bytes.byteOffset, pcm.bytes.byteLength);
     return this.db.transaction().execute(async (trx) => {
       const piece = await trx
         .updateTable('job_pieces')
-        .set({ pcm: bytes, pcm_deflated: pcm.deflated ? 1 : 0, samples, rendered_by: node, words: encodePieceWords(words) })
+        .set({
+          pcm: bytes,
+          pcm_deflated: pcm.deflated ? 1 : 0,
+          samples,
+          rendered_by: node,
+          words: encodePieceWords(words),
+          content_key: outcome.contentKey,
+          check_state: outcome.check,
+          check_problem: outcome.problem,
+          reused: outcome.reused ? 1 : 0,
+        })
         .where('job_id', '=', jobId)
         .where('n', '=', n)
         .where('samples', 'is', null)
@@ -440,7 +509,12 @@ export class JobStore {
       }
       const chapter = await trx
         .updateTable('job_chapters')
-        .set((eb) => ({ pieces_done: eb('pieces_done', '+', 1), chars_done: eb('chars_done', '+', piece.characters) }))
+        .set((eb) => ({
+          pieces_done: eb('pieces_done', '+', 1),
+          chars_done: eb('chars_done', '+', piece.characters),
+          [`checks_${outcome.check}` as const]: eb(`checks_${outcome.check}`, '+', 1),
+          [outcome.reused ? 'pieces_reused' : 'pieces_rendered']: eb(outcome.reused ? 'pieces_reused' : 'pieces_rendered', '+', 1),
+        }))
         .where('job_id', '=', jobId)
         .where('n', '=', piece.chapter)
         .returning(['pieces_done', 'pieces'])
@@ -451,6 +525,118 @@ export class JobStore {
         .where('id', '=', jobId)
         .execute();
       return { stored: true, chapter: piece.chapter, chapterComplete: chapter.pieces_done >= chapter.pieces };
+    });
+  }
+
+  /** A checked piece of the account's, by content key, if one is stored (marked as used now). */
+  async storedPiece(userId: string, contentKey: string): Promise<{ pcm: StoredPcm; samples: number; words: PieceWord[] } | undefined> {
+    const r = await this.db
+      .updateTable('job_piece_store')
+      .set({ used_at: new Date().toISOString() })
+      .where('user_id', '=', userId)
+      .where('content_key', '=', contentKey)
+      .returning(['pcm', 'pcm_deflated', 'samples', 'words'])
+      .executeTakeFirst();
+    return r
+      ? { pcm: { bytes: r.pcm, deflated: r.pcm_deflated === 1 }, samples: Number(r.samples), words: decodePieceWords(r.words) }
+      : undefined;
+  }
+
+  /** Keeps a checked piece for later jobs of the account (one already kept under the key stays). */
+  async keepPiece(userId: string, contentKey: string, pcm: StoredPcm, samples: number, words: readonly PieceWord[]): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db
+      .insertInto('job_piece_store')
+      .values({
+        user_id: userId,
+        content_key: contentKey,
+        pcm: Buffer.from(pcm.bytes.buffer, pcm.bytes.byteOffset, pcm.bytes.byteLength),
+        pcm_deflated: pcm.deflated ? 1 : 0,
+        samples,
+        words: encodePieceWords(words),
+        created_at: now,
+        used_at: now,
+      })
+      .onConflict((oc) => oc.columns(['user_id', 'content_key']).doNothing())
+      .execute();
+  }
+
+  /** Deletes stored pieces not used since `before` (JOB_RETENTION_DAYS); how many went. */
+  async expireStoredPieces(before: Date): Promise<number> {
+    const r = await this.db.deleteFrom('job_piece_store').where('used_at', '<', before.toISOString()).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** The pieces of a chapter whose check failed on every try, with what was wrong. */
+  async failedPieces(jobId: string, chapter: number): Promise<Array<{ n: number; problem: string }>> {
+    const rows = await this.db
+      .selectFrom('job_pieces')
+      .select(['n', 'check_problem'])
+      .where('job_id', '=', jobId)
+      .where('chapter', '=', chapter)
+      .where('check_state', '=', 'failed')
+      .orderBy('n')
+      .execute();
+    return rows.map((r) => ({ n: r.n, problem: r.check_problem ?? '' }));
+  }
+
+  /**
+   * Opens a done job again to render chapter `n` anew, with its own voice, speed and lexicons where given: the
+   * chapter's pieces and audio are cleared and the job runs until its book is assembled again. One transaction,
+   * and only from `done`, so two redos at once open it once. Returns the chapter, or undefined when the job
+   * was not done.
+   */
+  async reopenChapter(
+    jobId: string,
+    n: number,
+    own: { voiceId?: string; speed?: number; lexicons?: string[] },
+  ): Promise<ChapterRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const chapter = await trx.selectFrom('job_chapters').selectAll().where('job_id', '=', jobId).where('n', '=', n).executeTakeFirst();
+      if (!chapter) return undefined;
+      const r = await trx
+        .updateTable('jobs')
+        .set((eb) => ({
+          status: 'running',
+          error: null,
+          finished_at: null,
+          expires_at: null,
+          book_attempt: null,
+          book_bytes: null,
+          book_seconds: null,
+          chapters_done: eb('chapters_done', '-', chapter.audio_attempt === null ? 0 : 1),
+          pieces_done: eb('pieces_done', '-', chapter.pieces_done),
+          chars_done: eb('chars_done', '-', chapter.chars_done),
+        }))
+        .where('id', '=', jobId)
+        .where('status', '=', 'done')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return undefined;
+      const reopened = {
+        pieces_done: 0,
+        chars_done: 0,
+        audio_attempt: null,
+        audio_bytes: null,
+        audio_head: null,
+        samples: null,
+        mp3_frames: null,
+        checks_passed: 0,
+        checks_retried: 0,
+        checks_failed: 0,
+        pieces_rendered: 0,
+        pieces_reused: 0,
+        ...(own.voiceId !== undefined ? { voice_id: own.voiceId } : {}),
+        ...(own.speed !== undefined ? { speed: own.speed } : {}),
+        ...(own.lexicons !== undefined ? { lexicons: JSON.stringify(own.lexicons) } : {}),
+      };
+      await trx.updateTable('job_chapters').set(reopened).where('job_id', '=', jobId).where('n', '=', n).execute();
+      await trx
+        .updateTable('job_pieces')
+        .set({ pcm: null, samples: null, rendered_by: null, content_key: null, check_state: null, check_problem: null, reused: 0 })
+        .where('job_id', '=', jobId)
+        .where('chapter', '=', n)
+        .execute();
+      return { ...chapter, ...reopened };
     });
   }
 
@@ -612,8 +798,25 @@ export class JobStore {
     return true;
   }
 
-  /** Deletes a job with everything it holds (chapters, pieces, audio go with it). */
+  /** Deletes a job with everything it holds (chapters, pieces, audio, and kept pieces no other job of the account has). */
   async delete(jobId: string): Promise<boolean> {
+    // Its kept pieces go with it, unless another job of the account holds the same content.
+    const job = await this.job(jobId);
+    if (job) {
+      const keys = (id: string, same: boolean) =>
+        this.db
+          .selectFrom('job_pieces')
+          .select('content_key')
+          .where('job_id', same ? '=' : '!=', id)
+          .where('job_id', 'in', this.db.selectFrom('jobs').select('id').where('user_id', '=', job.user_id))
+          .where('content_key', 'is not', null);
+      await this.db
+        .deleteFrom('job_piece_store')
+        .where('user_id', '=', job.user_id)
+        .where('content_key', 'in', keys(jobId, true))
+        .where('content_key', 'not in', keys(jobId, false))
+        .execute();
+    }
     // Audio and pieces first, in their own statements: the biggest rows, without one giant cascade.
     await this.db.deleteFrom('job_audio').where('job_id', '=', jobId).execute();
     await this.db.deleteFrom('job_pieces').where('job_id', '=', jobId).execute();

@@ -1,6 +1,5 @@
 // A piece's word timings as the database keeps them: compact JSON tuples [offset, length, start ms, end ms],
 // where offset and length are the word's span in the piece's text and the times are in the piece's own audio.
-import type { WordTiming } from '../schemas/speech.ts';
 
 export interface PieceWord {
   offset: number;
@@ -10,7 +9,7 @@ export interface PieceWord {
   end: number;
 }
 
-export function encodePieceWords(words: readonly WordTiming[]): string {
+export function encodePieceWords(words: readonly PieceWord[]): string {
   return JSON.stringify(words.map((w) => [w.offset, w.length, Math.round(w.start * 1000), Math.round(w.end * 1000)]));
 }
 

@@ -67,6 +67,7 @@ export const ERRORS = {
   document_too_large: { status: 413, message: 'The document unpacks to more than the limit (MAX_JOB_UPLOAD_MB)' },
   audio_not_ready: { status: 409, message: 'This audio is not rendered yet' },
   epub_format_unsupported: { status: 409, message: 'A read-along EPUB carries MP3 audio: the job must be rendered as mp3' },
+  job_busy: { status: 409, message: 'The job is still rendering (or failed); a chapter is redone once the book is done' },
   range_not_satisfiable: { status: 416, message: 'The requested byte range is not in the file' },
   internal: { status: 500, message: 'Internal server error' },
   mail_unavailable: { status: 503, message: 'Could not send the sign-in e-mail, try again later' },

@@ -67,6 +67,21 @@ const Format = Type.Union(
   },
 );
 
+const Replaces = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description:
+    'A job of yours this document is a new version of: its voice, speed, format and lexicons are the defaults, only pieces whose content changed are rendered ' +
+    '(the rest are reused), and the old job is deleted once this one is done',
+});
+
+/** POST /v1/jobs/{id}/chapters/{n}/render: the chapter's own voice, speed and lexicons (the job's where absent). */
+export const ChapterRedoBody = Type.Object(
+  { voice_id: Type.Optional(VoiceId), speed: Type.Optional(Speed), lexicons: Type.Optional(LexiconNames) },
+  { additionalProperties: false },
+);
+export type ChapterRedoBody = Static<typeof ChapterRedoBody>;
+
 /**
  * The headers of POST /v1/jobs that mean something to it: an `Idempotency-Key` makes a retry of the same creation
  * (after a timeout, a dropped connection) answer with the job the first attempt made instead of making another.
@@ -108,6 +123,15 @@ export const JobCreateBody = Type.Object(
     lexicons: Type.Optional(LexiconNames),
     title: Type.Optional(Title),
     author: Type.Optional(Author),
+    replaces: Type.Optional(Replaces),
+    chapters: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0, maximum: 99_999 }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+        description: 'Only these chapters of the document (indices from 0, in any order; rendered in the document’s order)',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -140,6 +164,14 @@ export const JobUploadFields = Type.Object(
     lexicons: Type.Optional(Type.String({ maxLength: 2000, description: 'Lexicon names, comma-separated' })),
     title: Type.Optional(Title),
     author: Type.Optional(Author),
+    replaces: Type.Optional(Replaces),
+    chapters: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,5}(,[0-9]{1,5})*$',
+        maxLength: 6000,
+        description: 'Only these chapters, comma-separated indices from 0',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -152,6 +184,17 @@ export const JobUpload = MultipartUpload(
   JobUploadFields,
 );
 export type JobUpload = Static<typeof JobUpload>;
+
+/** What the pieces' checks found: every piece is checked before it counts (speech where text was, no long silence, no clipping). */
+export const JobChecks = Type.Object(
+  {
+    passed: Type.Integer({ description: 'Pieces that passed their check (the first time, or once rendered again)' }),
+    retried: Type.Integer({ description: 'Of those, pieces that failed it first and passed once rendered again' }),
+    failed: Type.Integer({ description: 'Pieces that failed it on every try: kept as the last try sounded, and worth a listen' }),
+  },
+  { description: 'The checks of the pieces stored so far' },
+);
+export type JobChecks = Static<typeof JobChecks>;
 
 export const JobChapter = Type.Object({
   index: Type.Integer({ description: 'Position in the book, from 0; the n of /v1/jobs/{id}/chapters/{n}/audio' }),
@@ -167,6 +210,11 @@ export const JobChapter = Type.Object({
   }),
   duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of its audio, once done' }),
   audio_url: Type.Union([Type.String(), Type.Null()], { description: 'Its audio, once done' }),
+  checks: JobChecks,
+  pieces: Type.Object(
+    { total: Type.Integer(), done: Type.Integer(), rendered: Type.Integer(), reused: Type.Integer() },
+    { description: 'Its pieces, those stored, and of those how many were rendered and how many reused (same content stored before)' },
+  ),
 });
 export type JobChapter = Static<typeof JobChapter>;
 
@@ -193,9 +241,14 @@ export const Job = Type.Object(
     format: Format,
     text_type: Type.Union(JOB_SOURCES.map((t) => Type.Literal(t))),
     pieces: Type.Object(
-      { total: Type.Integer(), done: Type.Integer() },
-      { description: 'The pieces the book is rendered in (paragraphs grouped to a few hundred characters)' },
+      { total: Type.Integer(), done: Type.Integer(), rendered: Type.Integer(), reused: Type.Integer() },
+      {
+        description:
+          'The pieces the book is rendered in (paragraphs grouped to a few hundred characters): all, stored, and of those stored how many were rendered and how many ' +
+          'reused (a piece whose content (text, voice, speed, lexicons, engine and voice files) was stored before is not rendered again)',
+      },
     ),
+    checks: JobChecks,
     duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of the whole book’s audio, once done' }),
     audio_url: Type.Union([Type.String(), Type.Null()], { description: 'The whole book, once done' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed' }),
@@ -240,6 +293,21 @@ export const JobDeleted = Type.Object(
   { description: 'The job was cancelled (if still running) and deleted with its audio' },
 );
 export type JobDeleted = Static<typeof JobDeleted>;
+
+/** The SSE event `warning`: a chapter has pieces that failed their check on every try (sent again as more fail). */
+export const JobWarning = Type.Object(
+  {
+    id: Type.String(),
+    chapter: Type.Integer({ description: 'The chapter’s index' }),
+    title: Type.String(),
+    checks: JobChecks,
+    failed_pieces: Type.Array(Type.Object({ n: Type.Integer(), problem: Type.String() }), {
+      description: 'Its pieces that failed, by number in the book, with what was wrong',
+    }),
+  },
+  { description: 'Pieces of a chapter that failed their checks' },
+);
+export type JobWarning = Static<typeof JobWarning>;
 
 /** Names of the SSE events that end the stream of /v1/jobs/{id}/events; changes before them are unnamed `data:` lines. */
 export const JOB_FINAL_EVENTS = ['done', 'failed', 'cancelled'] as const;

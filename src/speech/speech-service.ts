@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   BARE_G711,
   codecChoiceProblem,
@@ -35,6 +36,7 @@ import type { VoiceLibrary } from '../voices/library.ts';
 import type { Gender, Voice } from '../voices/voice.ts';
 import { previewText } from '../schemas/previews.ts';
 import { SpeechCache } from './cache.ts';
+import { voiceVersion } from '../synth/engine-versions.ts';
 import { spokenLengthBefore } from '../synth/text/script.ts';
 import { parseRequestText, type TextType } from './markup.ts';
 import { chooseVoice, OPENAI_VOICES, type VoiceChoice } from './openai-voices.ts';
@@ -95,6 +97,8 @@ export interface RenderedPiece {
   characters: number;
   /** Each spoken word's time in the piece's audio and its span in the piece's text (a read-along book's timings). */
   words: WordTiming[];
+  /** Seconds of pauses its text asks for (its breaks and the pause it starts with): silence that is meant. */
+  pauseSeconds: number;
   /** Records the piece's usage; the caller calls it once, after storing the piece. */
   bill(): Promise<void>;
 }
@@ -131,6 +135,9 @@ export interface SpeechServiceDeps {
   /** Finished syntheses kept for identical requests; null when CACHE_MB is 0. */
   cache: SpeechCache | null;
 }
+
+/** The longest pause a piece may start with (a paragraph's, at the slowest speed): silence its check allows. */
+const PAUSE_BEFORE_ALLOWANCE_SECONDS = 1.5;
 
 /** Previews are small downloads the browser plays at once. */
 const PREVIEW_FORMAT = 'mp3';
@@ -244,6 +251,7 @@ export class SpeechService {
    * rendered again after a crash is billed once.
    */
   async renderPiece(caller: SpeechCaller, input: Omit<SpeechInput, 'format' | 'door'>, signal: AbortSignal): Promise<RenderedPiece> {
+    const { parsed } = await this.resolveRequest(caller, { ...input, format: 'pcm', door: 'jobs' });
     const speech = await this.deliver(caller, { ...input, format: 'pcm', door: 'jobs' }, signal, { billed: false, background: true });
     const parts: Uint8Array[] = [];
     const words: WordTiming[] = [];
@@ -268,8 +276,23 @@ export class SpeechService {
       samples: bytes >> 1,
       characters: speech.characters,
       words,
+      pauseSeconds: parsed.breakSeconds + (input.pauseBefore && input.pauseBefore !== 'none' ? PAUSE_BEFORE_ALLOWANCE_SECONDS : 0),
       bill: () => usage.record(caller.userId, caller.keyId, billed),
     };
+  }
+
+  /**
+   * The identity of a job's piece: a hash of everything that decides its audio, the request as the worker
+   * would get it (text, voice, speed, lexicon rules, pause, markup) with the engine's and the voice files'
+   * versions and the output rate. Two pieces with the same key are the same audio, so a stored one stands in.
+   */
+  async pieceKey(caller: SpeechCaller, input: Omit<SpeechInput, 'format' | 'door'>): Promise<string> {
+    const { request, voice } = await this.resolveRequest(caller, { ...input, format: 'pcm', door: 'jobs' });
+    const versions = [voice.spec, ...(request.voices ?? []).map((v) => v.spec)].map(voiceVersion);
+    return `${SpeechCache.keyOf(request, voice)}.${createHash('sha256')
+      .update(JSON.stringify([versions, FORMATS.pcm.sampleRate]))
+      .digest('base64url')
+      .slice(0, 16)}`;
   }
 
   /**
@@ -296,16 +319,9 @@ export class SpeechService {
     return this.inSlot(caller, signal, () => renderPcm(this.deps.synthesizer, voice, text, signal));
   }
 
-  private async deliver(
-    caller: SpeechCaller,
-    input: SpeechInput,
-    signal: AbortSignal,
-    how: { billed: boolean; background?: boolean },
-  ): Promise<Speech> {
-    const { billed } = how;
-    const background = how.background === true;
-    const { synthesizer, usage, metrics, maxAudioSeconds, cache } = this.deps;
-    const startedAt = performance.now();
+  /** A request checked and resolved as the worker will be given it: voices, lexicons, markup, rates. */
+  private async resolveRequest(caller: SpeechCaller, input: SpeechInput) {
+    const { maxAudioSeconds } = this.deps;
     const { text, format } = input;
     const speed = this.checkRequest(input);
     const sampleRate = input.codec?.sampleRate ?? checkSampleRate(format, input.sampleRate);
@@ -354,6 +370,21 @@ export class SpeechService {
       ...(parsed.script ? { script: parsed.script } : {}),
       ...(voices.length > 0 ? { voices } : {}),
     };
+    return { request, voice, parsed, characters, sampleRate, bare };
+  }
+
+  private async deliver(
+    caller: SpeechCaller,
+    input: SpeechInput,
+    signal: AbortSignal,
+    how: { billed: boolean; background?: boolean },
+  ): Promise<Speech> {
+    const { billed } = how;
+    const background = how.background === true;
+    const { synthesizer, usage, metrics, maxAudioSeconds, cache } = this.deps;
+    const startedAt = performance.now();
+    const { format } = input;
+    const { request, voice, parsed, characters, sampleRate, bare } = await this.resolveRequest(caller, input);
     const labels = { endpoint: input.door, engine: voice.engine, characters, startedAt };
     const cacheKey = cache && !background ? SpeechCache.keyOf(request, voice) : null;
     const cached = cache && cacheKey ? cache.get(cacheKey) : undefined;

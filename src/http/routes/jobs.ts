@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.ts';
 import {
   ChapterIndex,
+  ChapterRedoBody,
   ChapterParams,
   Job,
   JobCreateBody,
@@ -189,6 +190,8 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
             .filter((s) => s !== ''),
           title: body.title,
           author: body.author,
+          ...(body.replaces !== undefined ? { replaces: body.replaces } : {}),
+          ...(body.chapters !== undefined ? { chapters: [...new Set(body.chapters.split(',').map(Number))] } : {}),
           ...once,
         });
       } else {
@@ -203,6 +206,8 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
           lexicons: body.lexicons,
           title: body.title,
           author: body.author,
+          ...(body.replaces !== undefined ? { replaces: body.replaces } : {}),
+          ...(body.chapters !== undefined ? { chapters: body.chapters } : {}),
           ...once,
         });
       }
@@ -339,6 +344,33 @@ export async function jobRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { id, n } = request.params;
       return sendJobAudio(app, request, reply, id, await jobs.chapterAudio(userOf(request), id, Number(n)));
+    },
+  );
+
+  r.post(
+    '/v1/jobs/:id/chapters/:n/render',
+    {
+      ...jobRoute,
+      schema: {
+        summary: 'Render one chapter again',
+        description:
+          'Once the job is done (409 before): renders chapter n again, with another `voice_id`, `speed` or `lexicons` when given (they stay the chapter’s own), ' +
+          'then rebuilds the book’s files; the other chapters are kept as they are. Pieces whose content was stored before are reused. Answers 202 with the job, ' +
+          'running again; follow it as a new job.',
+        params: ChapterParams,
+        body: ChapterRedoBody,
+        response: { 202: Job },
+      },
+    },
+    async (request, reply) => {
+      const { id, n } = request.params;
+      const body = request.body ?? {};
+      const job = await jobs.redoChapter(speechCaller(request.principal), id, Number(n), {
+        ...(body.voice_id !== undefined ? { voiceId: body.voice_id } : {}),
+        ...(body.speed !== undefined ? { speed: body.speed } : {}),
+        ...(body.lexicons !== undefined ? { lexicons: body.lexicons } : {}),
+      });
+      return reply.status(202).header('Location', `/v1/jobs/${job.id}`).send(job);
     },
   );
 

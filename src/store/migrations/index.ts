@@ -9,6 +9,7 @@ import * as wyoming from './008-wyoming.ts';
 import * as keyParents from './009-key-parents.ts';
 import * as jobBounds from './010-job-bounds.ts';
 import * as pieceWords from './011-piece-words.ts';
+import * as bookPieces from './012-book-pieces.ts';
 
 /** Versioned migrations, in order. Listed in code so they work the same from source and in any bundle. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-key-parents': keyParents,
   '010-job-bounds': jobBounds,
   '011-piece-words': pieceWords,
+  '012-book-pieces': bookPieces,
 };
 
 export const migrationProvider: MigrationProvider = {

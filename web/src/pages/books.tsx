@@ -51,6 +51,15 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
   useJobEvents(job, onChange);
   const running = !FINISHED.has(job.status);
 
+  async function redo(n: number) {
+    setError(null);
+    try {
+      onChange(await api.redoChapter(job.id, n));
+    } catch (err) {
+      setError(fail(err));
+    }
+  }
+
   async function remove() {
     setConfirming(false);
     try {
@@ -71,6 +80,17 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
         {job.format} · {job.voice_id}
         {job.duration_seconds !== null ? ` · ${duration(job.duration_seconds)}` : ''}
       </p>
+      <p className="book-meta book-checks">
+        Pieces checked: {job.checks.passed} passed
+        {job.checks.retried > 0 ? ` (${job.checks.retried} after rendering again)` : ''}
+        {job.checks.failed > 0 ? (
+          <strong className="check-failed">
+            {' '}
+            · {job.checks.failed} failed: listen to the marked {job.checks.failed === 1 ? 'chapter' : 'chapters'}
+          </strong>
+        ) : null}{' '}
+        · {job.pieces.rendered} rendered, {job.pieces.reused} reused
+      </p>
       <div className="book-progress">
         <label htmlFor={`progress-${job.id}`}>
           <span className="book-status" data-status={job.status}>
@@ -84,7 +104,15 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
       <ol className="chapters">
         {job.chapters.map((c) => (
           <li key={c.index} className="chapter" data-status={c.status}>
-            <span className="chapter-title">{c.title}</span>
+            <span className="chapter-title">
+              {c.title}
+              {c.checks.failed > 0 ? (
+                <span className="check-failed" title="Pieces that failed their check on every try: listen, or redo the chapter">
+                  {' '}
+                  ⚠ {c.checks.failed} {c.checks.failed === 1 ? 'piece' : 'pieces'} failed checks
+                </span>
+              ) : null}
+            </span>
             <progress max={1} value={c.progress} aria-label={`${c.title}: ${percent(c.progress)}`} />
             <span className="chapter-actions">
               {c.audio_url ? (
@@ -95,6 +123,11 @@ function JobCard({ job, onChange, onDeleted }: { job: Job; onChange: (job: Job) 
                   <a className="button quiet" href={c.audio_url} download={`${String(c.index + 1).padStart(2, '0')} ${c.title}.${ext}`}>
                     Download
                   </a>
+                  {job.status === 'done' ? (
+                    <button type="button" className="quiet" onClick={() => void redo(c.index)} aria-label={`Render ${c.title} again`}>
+                      Redo
+                    </button>
+                  ) : null}
                 </>
               ) : (
                 <span className="muted">{percent(c.progress)}</span>
