@@ -26,6 +26,8 @@ describe('JobRunner: cancelling a job while a piece renders', () => {
       const store = {
         job: async () => JOB as unknown as JobRow,
         piece: async () => PIECE,
+        chapter: async () => undefined,
+        storedPiece: async () => null,
         markRunning: async () => false,
         fail: async (_id: string, error: string) => {
           failed.push(error);
@@ -37,6 +39,7 @@ describe('JobRunner: cancelling a job while a piece renders', () => {
       let rendering: () => void = () => undefined;
       const started = new Promise<void>((resolve) => (rendering = resolve));
       const speech = {
+        pieceKey: async () => 'content-key',
         renderPiece: (_caller: unknown, _input: unknown, signal: AbortSignal) =>
           new Promise<RenderedPiece>((_resolve, reject) => {
             rendering();
