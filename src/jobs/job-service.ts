@@ -205,14 +205,7 @@ export class JobService {
       if (made) return jobJson(made, await store.chapters(made.id));
     }
     // Cheap refusals first: the account's open jobs, then the voice, speed, format and lexicons.
-    const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
-    if (open >= limits.maxPerUser) {
-      throw new AppError(
-        'too_many_jobs',
-        `This account has ${limits.maxPerUser} jobs queued or running (MAX_JOBS_PER_USER); retry when one has finished`,
-        { 'Retry-After': '60' },
-      );
-    }
+    await this.roomForAnother(caller.userId);
     const stored = await store.storedBytes(caller.userId);
     if (stored >= limits.maxStorageBytesPerUser) {
       const mib = (n: number): string => `${Math.round(n / 1048576)} MiB`;
@@ -307,17 +300,10 @@ export class JobService {
     await this.deps.runner.changed(id);
   }
 
-  /**
-   * Renders chapter `n` of a done job again (with another voice, speed or lexicons where given) and then the
-   * book's files: the other chapters stay as they are, and pieces whose content was stored before are reused.
-   */
-  async redoChapter(caller: SpeechCaller, id: string, n: number, redo: ChapterRedo): Promise<Job> {
-    const { store, runner, speech, limits } = this.deps;
-    const job = await this.owned(caller.userId, id);
-    const chapter = await store.chapter(id, n);
-    if (!chapter) throw new AppError('not_found', `The job has no chapter ${n} (it has ${job.chapters}, from 0)`);
-    if (job.status !== 'done') throw new AppError('job_busy', `The job is ${job.status}; a chapter is redone once the book is done`);
-    const open = (await store.list(caller.userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
+  /** A new job, or a chapter redone, needs the account under MAX_JOBS_PER_USER jobs queued or running. */
+  private async roomForAnother(userId: string): Promise<void> {
+    const { store, limits } = this.deps;
+    const open = (await store.list(userId, LIST_LIMIT)).filter((j) => j.status === 'queued' || j.status === 'running').length;
     if (open >= limits.maxPerUser) {
       throw new AppError(
         'too_many_jobs',
@@ -325,6 +311,19 @@ export class JobService {
         { 'Retry-After': '60' },
       );
     }
+  }
+
+  /**
+   * Renders chapter `n` of a done job again (with another voice, speed or lexicons where given) and then the
+   * book's files: the other chapters stay as they are, and pieces whose content was stored before are reused.
+   */
+  async redoChapter(caller: SpeechCaller, id: string, n: number, redo: ChapterRedo): Promise<Job> {
+    const { store, runner, speech } = this.deps;
+    const job = await this.owned(caller.userId, id);
+    const chapter = await store.chapter(id, n);
+    if (!chapter) throw new AppError('not_found', `The job has no chapter ${n} (it has ${job.chapters}, from 0)`);
+    if (job.status !== 'done') throw new AppError('job_busy', `The job is ${job.status}; a chapter is redone once the book is done`);
+    await this.roomForAnother(caller.userId);
     // Checked as a new job's settings are: the voice is the caller's to use, the speed in range, the lexicons theirs.
     const checked = await speech.prepareJob(caller, {
       voiceId: redo.voiceId ?? chapter.voice_id ?? job.voice_id,

@@ -1,16 +1,13 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.ts';
 import { bytes } from '../format.ts';
+import { installUnderWay } from '../installs.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { InstallJob } from '../types.ts';
 import { isNatural, reloadVoices, useVoices } from '../voices-store.ts';
 
 const POLL_MS = 1000;
-
-function active(job: InstallJob): boolean {
-  return job.status === 'queued' || job.status === 'waiting' || job.status === 'downloading';
-}
 
 /**
  * The operator's installs still under way, polled while some are (VOICES_INSTALL starts them at boot, so the
@@ -26,7 +23,7 @@ function useActiveInstalls(enabled: boolean): InstallJob[] {
     let seenActive = false;
     const poll = async () => {
       try {
-        const now = (await api.voiceInstalls()).filter(active);
+        const now = (await api.voiceInstalls()).filter(installUnderWay);
         if (stop) return;
         setJobs(now);
         if (now.length > 0) {

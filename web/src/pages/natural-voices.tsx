@@ -5,6 +5,7 @@ import { ErrorText, StatusText } from '../components/feedback.tsx';
 import { Page } from '../components/page.tsx';
 import { PlayButton } from '../components/play-button.tsx';
 import { bytes } from '../format.ts';
+import { installUnderWay } from '../installs.ts';
 import { Link } from '../router.tsx';
 import { useFailure, useSession } from '../session.ts';
 import type { CatalogEntry, InstalledVoice, InstallJob } from '../types.ts';
@@ -54,7 +55,7 @@ function CatalogRow({
 }) {
   const headingId = useId();
   const { voices } = useVoices();
-  const running = job !== undefined && (job.status === 'queued' || job.status === 'waiting' || job.status === 'downloading');
+  const running = job !== undefined && installUnderWay(job);
   const firstVoice = installed ? voices?.find((v) => installed.voice_ids.includes(v.id)) : undefined;
   return (
     <li className="voice catalog-entry" aria-labelledby={headingId} data-name={entry.name}>
@@ -138,7 +139,7 @@ export function NaturalVoicesPage() {
     void loadCatalog();
   }, [user.operator, loadInstalled, loadCatalog]);
 
-  const running = jobs.some((j) => j.status === 'queued' || j.status === 'waiting' || j.status === 'downloading');
+  const running = jobs.some(installUnderWay);
 
   // While an install runs, its progress is polled; each one that ends refreshes the lists and the pickers.
   useEffect(() => {
@@ -163,8 +164,7 @@ export function NaturalVoicesPage() {
               .join(', ')}: it speaks now on every door.`,
           );
         }
-        if (now.some((j) => j.status === 'queued' || j.status === 'waiting' || j.status === 'downloading'))
-          timer = window.setTimeout(() => void poll(), POLL_MS);
+        if (now.some(installUnderWay)) timer = window.setTimeout(() => void poll(), POLL_MS);
       } catch (err) {
         if (!stop) setError(fail(err));
       }
